@@ -1,0 +1,58 @@
+# Every target bootstraps .venv on first use, so a fresh clone needs only Python 3 and make.
+PYTHON ?= python3
+SHELL := /bin/bash
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+PYTEST_FILTERS := $(if $(PROVIDER),--provider $(PROVIDER)) $(if $(SCENARIO),--scenario $(SCENARIO))
+
+.PHONY: test conformance bench lint typecheck synthesize record drift scan clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev,fast]'
+	touch $(STAMP)
+
+## test: lint, mypy --strict, and the whole pytest suite (conformance included)
+test: lint typecheck
+	$(BIN)/python -m pytest -q
+
+## conformance: replay every cassette offline; matrix on screen, JUnit + Markdown in reports/
+conformance: $(STAMP)
+	@mkdir -p reports
+	$(BIN)/python -m pytest -q tests/test_conformance.py $(PYTEST_FILTERS) \
+		--junitxml=reports/conformance.xml --conformance-report=reports/conformance.md
+
+## bench: end-to-end cost as a ratio to stdlib json.loads of the same chunks
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench.py
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(STAMP)
+	$(BIN)/mypy --strict toolcall
+
+## synthesize: rewrite the synthesized cassettes from providers.yaml and scenarios.yaml
+synthesize: $(STAMP)
+	$(BIN)/toolcall synthesize $(if $(PROVIDER),--provider $(PROVIDER)) $(if $(SCENARIO),--scenario $(SCENARIO))
+
+## record: re-record PROVIDER (and SCENARIO) from the live API with the key from providers.yaml
+record: $(STAMP)
+	@test -n "$(PROVIDER)" || { echo "usage: make record PROVIDER=<name> [SCENARIO=<name>] [BASE_URL=<url>]"; exit 2; }
+	$(BIN)/toolcall record --provider $(PROVIDER) $(if $(SCENARIO),--scenario $(SCENARIO)) $(if $(BASE_URL),--base-url $(BASE_URL))
+	$(BIN)/toolcall scan
+
+## drift: re-record every provider whose key is set into reports/drift/ and compare (scheduled CI)
+drift: $(STAMP)
+	@mkdir -p reports
+	$(BIN)/toolcall record --skip-missing-keys --out reports/drift/cassettes 2>&1 | tee reports/drift.txt; exit $${PIPESTATUS[0]}
+
+## scan: look for API keys, bearer tokens and JWTs in cassettes/
+scan: $(STAMP)
+	$(BIN)/toolcall scan
+
+clean:
+	rm -rf $(VENV) reports .mypy_cache .ruff_cache .pytest_cache .hypothesis

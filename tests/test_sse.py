@@ -1,0 +1,362 @@
+"""Tests for the sans-IO SSE decoder: every WHATWG rule it implements, and how it is sliced."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolcall._errors import StreamError
+from toolcall._sse import SSEDecoder
+
+
+def decode(*chunks: bytes) -> list[str]:
+    """Feed the chunks, close, and return every payload in order."""
+    decoder = SSEDecoder()
+    payloads: list[str] = []
+    for chunk in chunks:
+        payloads += decoder.feed(chunk)
+    payloads += decoder.close()
+    return payloads
+
+
+def bytewise(body: bytes) -> list[bytes]:
+    return [body[i : i + 1] for i in range(len(body))]
+
+
+def split_at(body: bytes, cuts: list[int]) -> list[bytes]:
+    bounds = [0, *sorted(cuts), len(body)]
+    return [body[a:b] for a, b in itertools.pairwise(bounds)]
+
+
+def reference(body: bytes) -> tuple[list[str], list[str], bool]:
+    """A slow, line-at-a-time reading of the WHATWG rules, written independently of the decoder.
+
+    Returns (payloads, comments, unterminated_final_event); raises StreamError where the decoder
+    must.
+    """
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise StreamError(str(exc)) from None
+    text = text.removeprefix("\ufeff")
+    lines = re.split("\r\n|\r|\n", text)
+    if lines.pop():
+        raise StreamError("mid-line EOF")
+    payloads: list[str] = []
+    comments: list[str] = []
+    data: list[str] | None = None
+    for line in lines:
+        if not line:
+            if data is not None:
+                payloads.append("\n".join(data))
+            data = None
+        elif line.startswith(":"):
+            comments.append(line[1:].removeprefix(" "))
+        else:
+            field, colon, value = line.partition(":")
+            if field == "data":
+                data = [*(data or []), value.removeprefix(" ") if colon else ""]
+    if data is not None:
+        payloads.append("\n".join(data))
+    return payloads, comments, data is not None
+
+
+Outcome = tuple[list[str], list[str], bool] | str
+
+
+def outcome(chunks: list[bytes]) -> Outcome:
+    decoder = SSEDecoder()
+    payloads: list[str] = []
+    try:
+        for chunk in chunks:
+            payloads += decoder.feed(chunk)
+        payloads += decoder.close()
+    except StreamError:
+        return "StreamError"
+    return payloads, decoder.comments, decoder.unterminated_final_event
+
+
+def reference_outcome(body: bytes) -> Outcome:
+    try:
+        return reference(body)
+    except StreamError:
+        return "StreamError"
+
+
+# --- framing and fields -------------------------------------------------------------------------
+
+
+def test_common_body_in_one_feed() -> None:
+    body = b'data: {"a": 1}\n\ndata: {"b": 2}\n\ndata: [DONE]\n\n'
+    assert decode(body) == ['{"a": 1}', '{"b": 2}', "[DONE]"]
+
+
+def test_events_are_returned_by_the_feed_that_completes_them() -> None:
+    decoder = SSEDecoder()
+    assert decoder.feed(b"data: a\n\ndata: b") == ["a"]
+    assert decoder.feed(b"\n") == []
+    assert decoder.feed(b"\n") == ["b"]
+    assert decoder.close() == []
+    assert decoder.unterminated_final_event is False
+
+
+def test_data_without_space() -> None:
+    assert decode(b"data:x\n\ndata:\n\n") == ["x", ""]
+
+
+def test_only_one_leading_space_is_removed() -> None:
+    assert decode(b"data:  x \n\ndata:\tx\n\n") == [" x ", "\tx"]
+
+
+def test_colons_after_the_first_belong_to_the_value() -> None:
+    assert decode(b"data: a:b\n\ndata: data: c\n\n") == ["a:b", "data: c"]
+
+
+def test_multi_line_data_is_joined_with_lf() -> None:
+    assert decode(b"data: a\ndata:b\ndata:  c\n\n") == ["a\nb\n c"]
+
+
+def test_line_without_colon_is_a_field_with_empty_value() -> None:
+    assert decode(b"data\n\n") == [""]
+    assert decode(b"data\ndata\n\n") == ["\n"]
+    assert decode(b"data: a\ndata\ndata: b\n\n") == ["a\n\nb"]
+
+
+def test_other_fields_are_ignored() -> None:
+    body = b"event: delta\nid: 7\nretry: 100\nfoo: bar\nbare\nDATA: no\ndata: x\n\n"
+    assert decode(body) == ["x"]
+
+
+def test_event_with_empty_data_buffer_is_not_dispatched() -> None:
+    assert decode(b"event: ping\n\nid: 1\n\n\n\n\ndata: x\n\n") == ["x"]
+
+
+def test_runs_of_blank_lines() -> None:
+    assert decode(b"\n\ndata: a\n\n\n\n\ndata: b\n\n\n") == ["a", "b"]
+
+
+def test_comments_are_kept_and_not_dispatched() -> None:
+    decoder = SSEDecoder()
+    body = b": keep-alive\n\ndata: a\n:x\n:\n:  two\ndata: b\n\n: OPENROUTER PROCESSING\n\n"
+    assert decoder.feed(body) == ["a\nb"]
+    assert decoder.close() == []
+    assert decoder.comments == ["keep-alive", "x", "", " two", "OPENROUTER PROCESSING"]
+
+
+def test_comment_between_plain_events_in_one_feed() -> None:
+    decoder = SSEDecoder()
+    assert decoder.feed(b"data: a\n\n: keep-alive\n\ndata: b\n\n") == ["a", "b"]
+    assert decoder.comments == ["keep-alive"]
+
+
+def test_crlf_framing() -> None:
+    assert decode(b"data: a\r\n\r\n: c\r\n\r\ndata: b\r\ndata: c\r\n\r\n") == ["a", "b\nc"]
+
+
+def test_cr_framing() -> None:
+    assert decode(b"data: a\r\rdata: b\rdata: c\r\r") == ["a", "b\nc"]
+
+
+def test_mixed_terminators() -> None:
+    assert decode(b"data: a\r\n\ndata: b\n\r\ndata: c\r\r\n") == ["a", "b", "c"]
+
+
+def test_split_between_cr_and_lf_is_one_terminator() -> None:
+    # Counted twice, the `\n` would be a blank line and yield ["a", "b"].
+    assert decode(b"data: a\r", b"\ndata: b\r\n\r\n") == ["a\nb"]
+    assert decode(b"data: a\r", b"", b"\n", b"\r", b"\n") == ["a"]
+
+
+def test_event_ended_by_cr_is_not_held_for_the_next_feed() -> None:
+    decoder = SSEDecoder()
+    assert decoder.feed(b"data: a\r\r") == ["a"]
+    assert decoder.feed(b"\ndata: b\n\n") == ["b"]
+
+
+def test_bom_at_start_is_dropped() -> None:
+    assert decode(b"\xef\xbb\xbfdata: a\n\n") == ["a"]
+
+
+def test_bom_split_across_feeds_is_dropped() -> None:
+    assert decode(b"\xef", b"\xbb", b"", b"\xbfdata: a\n\n") == ["a"]
+
+
+def test_only_one_bom_is_dropped() -> None:
+    # The second BOM makes the field name "\ufeffdata", which is not "data".
+    assert decode(b"\xef\xbb\xbf\xef\xbb\xbfdata: a\n\ndata: b\n\n") == ["b"]
+
+
+def test_bom_later_in_the_stream_is_kept() -> None:
+    assert decode(b"data: a\n\ndata: \xef\xbb\xbfb\n\n") == ["a", "\ufeffb"]
+
+
+def test_split_inside_multibyte_characters() -> None:
+    body = "data: 上\n\ndata: 😀 x\n\n".encode()
+    assert decode(*bytewise(body)) == ["上", "😀 x"]
+    assert decode(body[:7], body[7:]) == ["上", "😀 x"]
+
+
+def test_empty_feeds_change_nothing() -> None:
+    decoder = SSEDecoder()
+    assert decoder.feed(b"") == []
+    assert decoder.feed(b"data: a\n") == []
+    assert decoder.feed(b"") == []
+    assert decoder.feed(b"\n") == ["a"]
+    assert decoder.feed(b"") == []
+    assert decoder.close() == []
+
+
+def test_long_line_in_tiny_feeds() -> None:
+    payload = "x" * 100_000
+    body = f"data: {payload}\n\n".encode()
+    chunks = [body[i : i + 4] for i in range(0, len(body), 4)]
+    assert decode(*chunks) == [payload]
+
+
+# --- end of body --------------------------------------------------------------------------------
+
+
+def test_final_event_without_blank_line_is_dispatched_by_close() -> None:
+    decoder = SSEDecoder()
+    assert decoder.feed(b"data: a\n\ndata: b\n") == ["a"]
+    assert decoder.close() == ["b"]
+    assert decoder.unterminated_final_event is True
+
+
+def test_final_event_ended_by_cr_is_dispatched_by_close() -> None:
+    decoder = SSEDecoder()
+    assert decoder.feed(b"data: a\r") == []
+    assert decoder.close() == ["a"]
+    assert decoder.unterminated_final_event is True
+
+
+def test_final_comment_line_sets_no_flag() -> None:
+    decoder = SSEDecoder()
+    assert decoder.feed(b"data: a\n\n: bye\n") == ["a"]
+    assert decoder.close() == []
+    assert decoder.unterminated_final_event is False
+    assert decoder.comments == ["bye"]
+
+
+def test_properly_terminated_body_sets_no_flag() -> None:
+    decoder = SSEDecoder()
+    decoder.feed(b"data: a\n\n")
+    assert decoder.close() == []
+    assert decoder.unterminated_final_event is False
+
+
+@pytest.mark.parametrize(
+    "body", [b"data: a\n\ndata: b", b"data: a", b": keep-alive", b"data: a\n\nd"]
+)
+def test_eof_in_the_middle_of_a_line_raises(body: bytes) -> None:
+    decoder = SSEDecoder()
+    decoder.feed(body)
+    with pytest.raises(StreamError, match="middle of a line"):
+        decoder.close()
+
+
+def test_mid_line_error_names_the_byte_offset() -> None:
+    decoder = SSEDecoder()
+    decoder.feed("data: a\n\ndata: 上".encode())
+    with pytest.raises(StreamError, match="last 9 bytes, from byte offset 9,"):
+        decoder.close()
+
+
+def test_invalid_utf8_raises_with_offset() -> None:
+    with pytest.raises(StreamError, match="byte offset 15"):
+        decode(b"data: a\n\ndata: \xff\n\n")
+
+
+def test_invalid_utf8_offset_counts_bytes_held_from_earlier_feeds() -> None:
+    decoder = SSEDecoder()
+    decoder.feed(b"data: a\n\ndata: \xe4")
+    with pytest.raises(StreamError, match="byte offset 15"):
+        decoder.feed(b"A\n\n")
+
+
+def test_incomplete_utf8_at_eof_raises_with_offset() -> None:
+    decoder = SSEDecoder()
+    assert decoder.feed(b"data: a\n\n\xe4\xb8") == ["a"]
+    with pytest.raises(StreamError, match="UTF-8 sequence that starts at byte offset 9"):
+        decoder.close()
+
+
+# --- properties ---------------------------------------------------------------------------------
+
+FRAGMENTS = [
+    b"data",
+    b"data:",
+    b"data: ",
+    b":",
+    b" ",
+    b"x",
+    b'{"a": 1}',
+    b"event: e",
+    b"id: 7",
+    b"\n",
+    b"\r",
+    b"\r\n",
+    b"\n\n",
+    "上".encode(),
+    "😀".encode(),
+    b"\xef\xbb\xbf",
+]
+sse_like = st.lists(st.sampled_from(FRAGMENTS), max_size=40).map(b"".join)
+# Rarely, a byte that breaks UTF-8 (a stray continuation byte or a cut-off character).
+sse_like_or_broken = st.one_of(
+    sse_like, st.tuples(sse_like, st.sampled_from([b"\xff", b"\xe4\xb8"]), sse_like).map(b"".join)
+)
+
+
+@st.composite
+def body_and_chunks(draw: st.DrawFn, bodies: st.SearchStrategy[bytes]) -> tuple[bytes, list[bytes]]:
+    body = draw(bodies)
+    cuts = draw(st.lists(st.integers(0, len(body)), max_size=12))
+    return body, split_at(body, cuts)
+
+
+@settings(max_examples=200, deadline=None)
+@given(body_and_chunks(sse_like_or_broken))
+def test_any_resplitting_gives_the_same_result(case: tuple[bytes, list[bytes]]) -> None:
+    body, chunks = case
+    whole = outcome([body])
+    assert outcome(chunks) == whole
+    assert whole == reference_outcome(body)
+
+
+@settings(max_examples=200, deadline=None)
+@given(body_and_chunks(st.binary(max_size=200)))
+def test_arbitrary_bytes_give_lists_of_str_or_stream_error(case: tuple[bytes, list[bytes]]) -> None:
+    _, chunks = case
+    decoder = SSEDecoder()
+    try:
+        results = [decoder.feed(chunk) for chunk in chunks]
+        results.append(decoder.close())
+    except StreamError:
+        return
+    for result in results:
+        assert type(result) is list
+        assert all(type(payload) is str for payload in result)
+
+
+no_newlines = st.text(st.characters(blacklist_characters="\r\n", blacklist_categories=["Cs"]))
+# A line terminator then the blank line's; never `\r` then `\n`, which would be one terminator.
+event_ends = st.sampled_from(
+    [a + b for a in ("\n", "\r\n", "\r") for b in ("\n", "\r\n", "\r") if (a, b) != ("\r", "\n")]
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data(), st.lists(no_newlines, max_size=10))
+def test_payloads_round_trip_with_any_terminators(data: st.DataObject, payloads: list[str]) -> None:
+    text = ""
+    for payload in payloads:
+        space = "" if payload[:1] != " " and data.draw(st.booleans()) else " "
+        text += f"data:{space}{payload}" + data.draw(event_ends)
+    body = text.encode()
+    cuts = data.draw(st.lists(st.integers(0, len(body)), max_size=8))
+    assert decode(*split_at(body, cuts)) == payloads

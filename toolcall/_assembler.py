@@ -1,0 +1,363 @@
+"""The sans-IO assembler: tool-call deltas in, complete calls out.
+
+Every rule here comes from a provider's real stream or from a bug that real clients shipped (see
+the project's DESIGN notes and the cassettes); none of them names a provider:
+
+- Route by `index` when present. A non-empty id already seen routes to its own call even when the
+  index disagrees (Gemini on Vertex numbers the first chunk of call 0 as index 1). A new non-empty
+  id on an index another id holds starts a new call (relays reuse index 0 for every call). With
+  neither index nor known id, a delta with a name starts a call and a bare fragment continues the
+  latest one (Gemini's compat endpoint sends no index at all). Parallel calls never merge.
+- `id`: the first non-empty one wins; `""`, `null` and absent are the same (Qwen sends `"id": ""`
+  on every later chunk); ids are never concatenated.
+- `name`: fragments concatenate, but a fragment equal to the whole name held is a repeat (Vertex
+  resends it on every chunk).
+- Arguments: fragments are kept in a list and joined once, so the cost stays linear in their size.
+  A fragment that repeats everything so far and extends it is remembered as a possible cumulative
+  re-send; `complete()` prefers the plain concatenation when it is valid JSON, and only falls back
+  to the re-sent text when the concatenation is not, so a legitimate fragment that happens to
+  start with the same characters is never mistaken for a re-send.
+- Nothing is "done" because a later index appeared: Kimi may still send fragments for index 0.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ._diagnostics import Diagnostic
+from ._errors import LimitExceeded, StreamError, UsageError
+from ._types import Delta, ToolCall, ToolCallFunction
+
+DEFAULT_MAX_CALLS = 512
+DEFAULT_MAX_ARGUMENT_CHARS = 64 * 1024 * 1024
+
+
+class _Call:
+    """Mutable state of one call being assembled."""
+
+    __slots__ = (
+        "chars_since_resend",
+        "id",
+        "index",
+        "name",
+        "parts",
+        "resend_at",
+        "type",
+    )
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.id = ""
+        self.type = ""
+        self.name = ""
+        self.parts: list[str] = []
+        self.chars_since_resend = 0
+        self.resend_at: list[int] = []
+
+
+class Assembler:
+    """Accumulates tool-call deltas and produces complete `ToolCall` values.
+
+    `feed` takes a `Delta`, the plain dict `json.loads` gives for one element of
+    `delta.tool_calls`, or any object with the same attributes (the openai SDK's delta objects).
+    """
+
+    def __init__(
+        self,
+        *,
+        max_calls: int = DEFAULT_MAX_CALLS,
+        max_argument_chars: int = DEFAULT_MAX_ARGUMENT_CHARS,
+    ) -> None:
+        if max_calls < 1 or max_argument_chars < 1:
+            raise UsageError("max_calls and max_argument_chars must be positive")
+        self.max_calls = max_calls
+        # Characters, not bytes: len() is O(1) on str, encoding every fragment is not, and a
+        # character is at most four bytes, so memory stays bounded all the same.
+        self.max_argument_chars = max_argument_chars
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget everything: use between the rounds of a tool loop."""
+        self._calls: list[_Call] = []
+        self._by_wire_index: dict[int, _Call] = {}
+        self._by_id: dict[str, _Call] = {}
+        self._next_index = 0
+        self._used_indices: set[int] = set()
+        self._argument_chars = 0
+        self._diagnostics: list[Diagnostic] = []
+        self._seen_codes: set[tuple[str, int]] = set()
+
+    def pending(self) -> int:
+        """How many calls are in progress (with or without a name yet)."""
+        return len(self._calls)
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        """What the deltas did that was unusual, or what was repaired, in order of first sight."""
+        return list(self._diagnostics)
+
+    def feed(self, delta: Delta | Mapping[str, Any] | object) -> int:
+        """Take one tool-call delta; returns the index of the call it was routed to."""
+        if type(delta) is dict:
+            raw_index = delta.get("index")
+            call_id = delta.get("id")
+            call_type = delta.get("type")
+            function = delta.get("function")
+            if function is not None and type(function) is not dict:
+                if isinstance(function, Mapping):
+                    return self.feed({**delta, "function": dict(function)})
+                raise StreamError(
+                    f"function must be an object, got {type(function).__name__}",
+                    index=raw_index if type(raw_index) is int else None,
+                )
+            name = function.get("name") if function else None
+            arguments = function.get("arguments") if function else None
+        elif isinstance(delta, Delta):
+            raw_index = delta.index
+            call_id = delta.id
+            call_type = delta.type
+            name = delta.function.name
+            arguments = delta.function.arguments
+        elif isinstance(delta, Mapping):
+            return self.feed(dict(delta))
+        else:
+            raw_index, call_id, call_type, name, arguments = _read_attributes(delta)
+
+        # The common case by far: an arguments fragment for a call already open at this index.
+        if (
+            type(raw_index) is int
+            and (call_id is None or call_id == "")
+            and (name is None or name == "")
+            and type(arguments) is str
+        ):
+            call = self._by_wire_index.get(raw_index)
+            if call is not None:
+                if arguments:
+                    self._append(call, arguments)
+                if call_type and not call.type:
+                    call.type = _checked_str(call_type, "type", call.index)
+                return call.index
+
+        index = _checked_index(raw_index)
+        call_id = _checked_str(call_id, "id", index)
+        name = _checked_str(name, "function.name", index)
+        if (
+            index is None
+            and not call_id
+            and not name
+            and (arguments is None or arguments == "")
+            and not self._calls
+        ):
+            # Nothing to route and nothing to keep (a metadata-only or all-empty delta before
+            # any call): opening a call here would shift the index of the first real call.
+            return self._next_index
+        call = self._route(index, call_id, name)
+        if call_id and not call.id:
+            call.id = call_id
+            self._by_id[call_id] = call
+        if call_type and not call.type:
+            call.type = _checked_str(call_type, "type", call.index)
+        if name:
+            if not call.name:
+                call.name = name
+            elif name == call.name:
+                self._note("name_repeated", call.index, f"name {name!r} was sent again")
+            else:
+                call.name += name
+        if arguments is None:
+            return call.index
+        if type(arguments) is not str:
+            if isinstance(arguments, (dict, list)):
+                self._note("arguments_object", call.index, "arguments arrived as JSON, not text")
+                try:
+                    arguments = json.dumps(arguments, ensure_ascii=False)
+                except (TypeError, ValueError, RecursionError) as exc:
+                    raise StreamError(
+                        f"function.arguments cannot be serialised as JSON: {exc}",
+                        index=call.index,
+                        call_id=call.id or None,
+                        name=call.name or None,
+                    ) from None
+            else:
+                raise StreamError(
+                    f"function.arguments must be a string, got {type(arguments).__name__}",
+                    index=call.index,
+                    call_id=call.id or None,
+                    name=call.name or None,
+                )
+        if arguments:
+            self._append(call, arguments)
+        return call.index
+
+    def complete(self) -> list[ToolCall]:
+        """All calls with a non-empty name, sorted by index.
+
+        Call it when the stream has ended; a call's arguments are joined here, once.
+        """
+        out = []
+        for call in sorted(self._calls, key=lambda c: c.index):
+            if call.name:
+                function = ToolCallFunction(call.name, self._arguments_of(call))
+                out.append(ToolCall(call.index, call.id, call.type or "function", function))
+        return out
+
+    def nameless(self) -> list[tuple[int, str]]:
+        """(index, arguments) of calls that received fragments but never a name.
+
+        `complete()` leaves these out, as the Go contract says; the turn-level check reports them
+        so that no fragment disappears without a word.
+        """
+        return [(c.index, "".join(c.parts)) for c in self._calls if not c.name and c.parts]
+
+    def last_call_index(self) -> int | None:
+        """Index of the call opened last: the one a cut-off stream was most likely writing."""
+        return self._calls[-1].index if self._calls else None
+
+    # -- internals -------------------------------------------------------------------------
+
+    def _route(self, wire_index: int | None, call_id: str, name: str) -> _Call:
+        if call_id:
+            known = self._by_id.get(call_id)
+            if known is not None:
+                if wire_index is not None and self._by_wire_index.get(wire_index) is not known:
+                    self._note(
+                        "index_disagrees_with_id",
+                        known.index,
+                        f"id {call_id!r} arrived with index {wire_index}",
+                    )
+                return known
+        if wire_index is not None:
+            held = self._by_wire_index.get(wire_index)
+            if held is None:
+                return self._open(wire_index)
+            if call_id and held.id and held.id != call_id:
+                call = self._open(wire_index)
+                self._note(
+                    "index_reused",
+                    call.index,
+                    f"id {call_id!r} arrived on index {wire_index}, held by {held.id!r}",
+                )
+                return call
+            return held
+        if call_id or name or not self._calls:
+            call = self._open(None)
+            self._note("index_absent", call.index, "the delta carried no index")
+            if not call_id and not name:
+                self._note("orphan_fragment", call.index, "a fragment arrived before any call")
+            return call
+        return self._calls[-1]
+
+    def _open(self, wire_index: int | None) -> _Call:
+        if len(self._calls) >= self.max_calls:
+            raise LimitExceeded(
+                f"more than {self.max_calls} tool calls in one turn", index=wire_index
+            )
+        if wire_index is None or wire_index in self._used_indices:
+            index = self._next_index
+        else:
+            index = wire_index
+        self._used_indices.add(index)
+        call = _Call(index)
+        self._next_index = max(self._next_index, index + 1)
+        self._calls.append(call)
+        if wire_index is not None:
+            self._by_wire_index[wire_index] = call
+        return call
+
+    def _append(self, call: _Call, fragment: str) -> None:
+        size = len(fragment)
+        self._argument_chars += size
+        if self._argument_chars > self.max_argument_chars:
+            raise LimitExceeded(
+                f"tool-call arguments exceed {self.max_argument_chars} characters",
+                index=call.index,
+                call_id=call.id or None,
+                name=call.name or None,
+            )
+        since = call.chars_since_resend
+        if since and size > since:
+            start = call.resend_at[-1] if call.resend_at else 0
+            if fragment.startswith("".join(call.parts[start:])):
+                call.resend_at.append(len(call.parts))
+                since = 0
+        call.parts.append(fragment)
+        call.chars_since_resend = since + size
+
+    def _arguments_of(self, call: _Call) -> str:
+        text = "".join(call.parts)
+        if not call.resend_at or _is_json_object(text):
+            return text
+        resent = "".join(call.parts[call.resend_at[-1] :])
+        if _is_json_object(resent):
+            self._note(
+                "arguments_resent",
+                call.index,
+                "a fragment re-sent all arguments so far; the re-sent text was kept",
+            )
+            return resent
+        return text
+
+    def _note(self, code: str, index: int | None, message: str) -> None:
+        key = (code, -1 if index is None else index)
+        if key not in self._seen_codes:
+            self._seen_codes.add(key)
+            self._diagnostics.append(Diagnostic(code, message, index))
+
+
+def _read_attributes(delta: object) -> tuple[Any, Any, Any, Any, Any]:
+    """Read a delta-shaped object (the openai SDK's `ChoiceDeltaToolCall`, for one)."""
+    # str, list and tuple have an `index` method: they are not delta-shaped objects.
+    if isinstance(delta, (Sequence, bytes, bytearray, memoryview)) or (
+        not hasattr(delta, "function") and not hasattr(delta, "index")
+    ):
+        raise UsageError(
+            f"feed() takes a Delta, a dict or a delta-shaped object, not {type(delta).__name__}"
+        )
+    function = getattr(delta, "function", None)
+    if isinstance(function, Mapping):
+        name, arguments = function.get("name"), function.get("arguments")
+    elif function is not None:
+        name, arguments = getattr(function, "name", None), getattr(function, "arguments", None)
+    else:
+        name = arguments = None
+    return (
+        getattr(delta, "index", None),
+        getattr(delta, "id", None),
+        getattr(delta, "type", None),
+        name,
+        arguments,
+    )
+
+
+def _checked_index(raw: Any) -> int | None:
+    if raw is None:
+        return None
+    if type(raw) is int:
+        index = raw
+    elif isinstance(raw, str) and raw.isascii() and raw.strip().lstrip("-").isdigit():
+        try:
+            index = int(raw)
+        except ValueError:  # more digits than int() converts: no real index looks like that
+            raise StreamError(f"index must be an integer, got {raw[:40]!r}") from None
+    else:
+        raise StreamError(f"index must be an integer, got {raw!r}")
+    if index < 0:
+        raise StreamError(f"index must not be negative, got {index}", index=index)
+    return index
+
+
+def _checked_str(value: Any, field: str, index: int | None) -> str:
+    if value is None:
+        return ""
+    if type(value) is not str:
+        raise StreamError(f"{field} must be a string, got {value!r}", index=index)
+    return value
+
+
+def _is_json_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except (ValueError, RecursionError):
+        return False

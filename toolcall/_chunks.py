@@ -1,0 +1,115 @@
+"""From SSE payloads to the parts of a turn: one decoded chunk at a time.
+
+Providers disagree on where things live, so this reads every place the evidence shows:
+usage in a `choices: []` chunk (OpenAI, Qwen, Grok), on the finish chunk (DeepSeek, GLM, Gemini),
+`null` on every chunk (Doubao), or inside `choices[0].usage` (Moonshot); `finish_reason` alone on
+its own chunk or beside the last tool delta (Doubao, Gemini); `reasoning_content` before the call
+(DeepSeek, GLM, Kimi, Qwen, Grok mini, Doubao) or `reasoning` (relays such as OpenRouter). Text,
+reasoning and arguments are kept apart: a client that mixes them sends garbage to the tool.
+
+This loop is the hot path of the library, so it is written for speed: locals instead of
+attribute look-ups, type checks only where a wrong type would otherwise slip through.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._assembler import Assembler
+from ._errors import ProviderError, StreamError, ToolCallError
+from ._json import Loads
+
+
+class ChunkReader:
+    """Decodes chunk payloads, feeds tool-call deltas to an assembler, keeps the rest of a turn."""
+
+    def __init__(self, assembler: Assembler, loads: Loads) -> None:
+        self.assembler = assembler
+        self.loads = loads
+        self.chunks = 0
+        self.done = False
+        self.finish_reason: str | None = None
+        self.usage: dict[str, Any] | None = None
+        self.content: list[str] = []
+        self.reasoning: list[str] = []
+
+    def read(self, payloads: list[str]) -> None:
+        """Take the data payloads of consecutive SSE events."""
+        loads = self.loads
+        feed = self.assembler.feed
+        content = self.content
+        reasoning = self.reasoning
+        for text in payloads:
+            self.chunks += 1
+            if text == "[DONE]":
+                self.done = True
+                continue
+            try:
+                chunk = loads(text)
+            except ValueError as exc:
+                raise StreamError(f"chunk {self.chunks} is not valid JSON: {exc}") from None
+            except RecursionError:
+                raise StreamError(f"chunk {self.chunks} nests too deeply to decode") from None
+            try:
+                choices = chunk.get("choices")
+                if choices:
+                    if len(choices) != 1 or choices[0].get("index", 0) != 0:
+                        self._check_single_choice(choices)
+                    choice = choices[0]
+                    delta = choice.get("delta")
+                    if delta:
+                        calls = delta.get("tool_calls")
+                        if calls:
+                            for call in calls:
+                                if type(call) is not dict:
+                                    raise StreamError(
+                                        f"chunk {self.chunks}: tool_calls must hold objects, "
+                                        f"got {type(call).__name__}"
+                                    )
+                                feed(call)
+                        piece = delta.get("content")
+                        if piece:
+                            if type(piece) is not str:
+                                raise StreamError(f"chunk {self.chunks}: content is not a string")
+                            content.append(piece)
+                        piece = delta.get("reasoning_content") or delta.get("reasoning")
+                        if piece:
+                            if type(piece) is not str:
+                                raise StreamError(f"chunk {self.chunks}: reasoning is not text")
+                            reasoning.append(piece)
+                    finish = choice.get("finish_reason")
+                    if finish:
+                        self.finish_reason = finish
+                    usage = choice.get("usage")
+                    if usage:
+                        self.usage = usage
+                elif chunk.get("error"):
+                    raise _provider_error(chunk["error"])
+                usage = chunk.get("usage")
+                if usage:
+                    self.usage = usage
+            except ToolCallError:
+                raise
+            except (AttributeError, TypeError, KeyError, IndexError) as exc:
+                raise StreamError(
+                    f"chunk {self.chunks} does not have the chat.completion.chunk shape: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from None
+
+    def _check_single_choice(self, choices: list[Any]) -> None:
+        indices = [c.get("index", 0) if isinstance(c, dict) else c for c in choices]
+        raise StreamError(
+            f"chunk {self.chunks} has choices {indices}: only one choice (n=1) can carry a turn"
+        )
+
+
+def _provider_error(error: Any) -> ProviderError:
+    if isinstance(error, dict):
+        message = str(error.get("message") or error)
+        code = error.get("code") or error.get("type")
+        return ProviderError(
+            f"the provider reported an error: {message}",
+            code=None if code is None else str(code),
+            payload=error,
+        )
+    return ProviderError(f"the provider reported an error: {error}", payload=error)

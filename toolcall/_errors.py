@@ -1,0 +1,108 @@
+"""The library's exception types.
+
+Like h11, the errors say who broke the rule: `StreamError` for what the provider sent (a
+malformed stream, arguments that never became JSON, a call cut off), `ProviderError` for an error
+the provider reported itself in the stream, `UsageError` for what the caller did wrong. Every error
+carries the context it knows (provider, cassette or other source, tool-call index, id, name) so a
+message read in a CI log says where to look without a debugger. Anything that goes wrong inside the
+library surfaces as one of these types, never as a bare `KeyError` or `TypeError`.
+"""
+
+from __future__ import annotations
+
+
+class ToolCallError(Exception):
+    """Base of every error the library raises.
+
+    `provider` and `source` are filled in by whoever knows them (the harness knows the cassette,
+    the library does not), through `add_context`, so the message grows as the error travels up.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        index: int | None = None,
+        call_id: str | None = None,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.reason = message
+        self.index = index
+        self.call_id = call_id
+        self.name = name
+        self.provider: str | None = None
+        self.source: str | None = None
+
+    def add_context(
+        self, *, provider: str | None = None, source: str | None = None
+    ) -> ToolCallError:
+        """Attach where the stream came from; returns self so it can be re-raised in one line."""
+        if provider is not None:
+            self.provider = provider
+        if source is not None:
+            self.source = source
+        return self
+
+    def __str__(self) -> str:
+        where = []
+        if self.provider:
+            where.append(f"provider {self.provider}")
+        if self.source:
+            where.append(f"source {self.source}")
+        if self.index is not None:
+            where.append(f"tool call index {self.index}")
+        if self.call_id:
+            where.append(f"id {self.call_id!r}")
+        if self.name:
+            where.append(f"name {self.name!r}")
+        return f"{', '.join(where)}: {self.reason}" if where else self.reason
+
+
+class StreamError(ToolCallError):
+    """The stream itself broke a rule: bad SSE, bad JSON, a bad delta, or a call left unusable."""
+
+
+class ArgumentsError(StreamError):
+    """A call's arguments did not end as exactly one JSON object."""
+
+
+class TruncatedError(ArgumentsError):
+    """A call was cut off (`finish_reason: "length"` or the stream ended before it finished).
+
+    Kept apart from `ArgumentsError` because the remedy differs: a truncated call wants a larger
+    `max_tokens` or a retry, not a bug report against the provider.
+    """
+
+
+class LimitExceeded(StreamError):
+    """The stream asked for more calls or more argument text than the configured limits allow."""
+
+
+class ProviderError(ToolCallError):
+    """The provider sent its own error payload (`{"error": {...}}`) inside the stream."""
+
+    def __init__(self, message: str, *, code: str | None = None, payload: object = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.payload = payload
+
+
+class SchemaError(ToolCallError):
+    """A complete call does not fit the tool it names (unknown tool, or its parameters schema)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        index: int | None = None,
+        call_id: str | None = None,
+        name: str | None = None,
+        json_path: str = "$",
+    ) -> None:
+        super().__init__(message, index=index, call_id=call_id, name=name)
+        self.json_path = json_path
+
+
+class UsageError(ToolCallError):
+    """The caller used the library wrongly (a value of the wrong type, a bad limit)."""

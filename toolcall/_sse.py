@@ -1,0 +1,193 @@
+"""A sans-IO Server-Sent Events decoder for chat-completions streams.
+
+It does no I/O because the same body reaches it in very different slices: vcrpy replay hands the
+whole body over as one chunk, while live HTTP splits it anywhere, even between the `\\r` and `\\n`
+of one terminator or inside a multi-byte character. Feeding bytes in and taking payloads out makes
+both paths one code path, so a test against a cassette proves the live path too.
+
+The parsing follows the WHATWG event-stream rules rather than a "split on `\\n\\n`" shortcut,
+because providers do use the corners: DeepSeek sends `: keep-alive` comment lines while it is
+under load, and Gemini-style servers end lines with `\\r\\n`.
+
+The decoder sits on the hot path of every chunk, so it is built around the common body, made only
+of `data: {...}\\n\\n` events: line terminators are normalised to `\\n` once (exact, since a field
+value can never hold CR or LF), and the text is cut where a blank line is followed by a `data: `
+line, so an event that is one `data: ` line costs one piece of one `str.split`. Only newly
+arrived text is searched for a boundary, so a huge line that arrives in tiny slices stays linear.
+"""
+
+from __future__ import annotations
+
+import codecs
+
+from ._errors import StreamError
+
+__all__ = ["SSEDecoder"]
+
+
+class SSEDecoder:
+    """Turns slices of an SSE body into the `data` payloads of its events.
+
+    `comments` keeps every comment line rather than dropping them, because a keep-alive is
+    evidence that the provider was stalling (DeepSeek sends them under load) and a caller may want
+    to report it. `unterminated_final_event` is set when the body stopped after the last event's
+    line terminator but before its blank line: nothing was lost, so the event is dispatched, but
+    the flag lets a caller name the provider that breaks the framing.
+    """
+
+    __slots__ = (
+        "_buf",
+        "_cr",
+        "_decode",
+        "_offset",
+        "_started",
+        "comments",
+        "unterminated_final_event",
+    )
+
+    def __init__(self) -> None:
+        self._decode = codecs.getincrementaldecoder("utf-8")().decode
+        # Text after the last event boundary, in the pieces it arrived in: joined only once a
+        # boundary shows up, so a long line fed in small slices is never re-concatenated per feed.
+        self._buf: list[str] = []
+        # The slice ended with `\r`: already a whole terminator (so its event is not held back),
+        # but a `\n` opening the next slice belongs to it and must not count as a second one.
+        self._cr = False
+        self._offset = 0
+        self._started = False
+        self.comments: list[str] = []
+        self.unterminated_final_event = False
+
+    def feed(self, data: bytes) -> list[str]:
+        """Take the next slice of the body; return the payloads of the events it completes."""
+        try:
+            text = self._decode(data)
+        except UnicodeDecodeError as exc:
+            offset = self._error_offset(exc, data)
+            raise StreamError(
+                f"SSE body is not valid UTF-8 at byte offset {offset}: {exc.reason}"
+            ) from None
+        self._offset += len(data)
+        if not self._started:
+            # The BOM may itself arrive split, so wait for the first decoded character.
+            if not text:
+                return []
+            self._started = True
+            if text[0] == "\ufeff":
+                text = text[1:]
+        if self._cr and text:
+            self._cr = False
+            if text[0] == "\n":
+                text = text[1:]
+        if "\r" in text:
+            self._cr = text[-1] == "\r"
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+        buf = self._buf
+        # Everything up to the last blank line is complete: the blank line is the last `\n\n` of
+        # the new text, or a leading `\n` that completes a blank line begun by the held text.
+        cut = text.rfind("\n\n")
+        if cut >= 0:
+            end = cut + 2
+        elif text[:1] == "\n" and buf and buf[-1][-1] == "\n":
+            end = 1
+        else:
+            if text:
+                buf.append(text)
+            return []
+        if buf:
+            buf.append(text[:end])
+            region = "".join(buf)
+            buf.clear()
+        else:
+            region = text[:end]
+        if end < len(text):
+            buf.append(text[end:])
+        return self._dispatch(region)
+
+    def close(self) -> list[str]:
+        """End of body: return a final event that lacked only its blank line.
+
+        A body cut off inside a line raises `StreamError`, because the cut line may be a truncated
+        JSON payload and dropping it quietly would hide the truncation.
+        """
+        try:
+            self._decode(b"", True)
+        except UnicodeDecodeError as exc:
+            offset = self._error_offset(exc, b"")
+            raise StreamError(
+                f"SSE body ended inside a UTF-8 sequence that starts at byte offset {offset}"
+            ) from None
+        rest = "".join(self._buf)
+        self._buf.clear()
+        if not rest:
+            return []
+        if rest[-1] != "\n":
+            line = rest.rpartition("\n")[2]
+            size = len(line.encode())
+            raise StreamError(
+                f"SSE body ended in the middle of a line: its last {size} bytes, from byte offset"
+                f" {self._offset - size}, have no line terminator"
+            )
+        out: list[str] = []
+        self._parse(rest[:-1], out)
+        self.unterminated_final_event = bool(out)
+        return out
+
+    def _dispatch(self, region: str) -> list[str]:
+        """The payloads of a region of whole lines that ends with a blank line.
+
+        Each `\\n\\ndata: ` marks a blank line (which dispatches) followed by a data line, so
+        cutting there gives pieces that each start with an empty data buffer and end at a
+        dispatch. A piece with no `\\n` left in it is exactly one `data: ` line: its text is the
+        payload. Only pieces holding other lines go through the line-by-line parser.
+        """
+        # Cut the region itself and trim the two ends, rather than slicing it first: on a body
+        # fed in one piece a slice would copy the whole body once more.
+        pieces = region.split("\n\ndata: ")
+        pieces[-1] = pieces[-1][:-2]
+        out: list[str] = []
+        if region.startswith("data: "):
+            pieces[0] = pieces[0][6:]
+            for piece in pieces:
+                if "\n" in piece:
+                    break
+            else:
+                return pieces
+        else:
+            self._parse(pieces.pop(0), out)
+        for piece in pieces:
+            if "\n" in piece:
+                self._parse("data: " + piece, out)
+            else:
+                out.append(piece)
+        return out
+
+    def _parse(self, lines: str, out: list[str]) -> None:
+        """The general path: comments, other fields, several `data` lines, no space after colon.
+
+        `lines` holds whole lines joined by `\\n` and is followed by a dispatch.
+        """
+        data: list[str] = []
+        for line in lines.split("\n"):
+            if not line:
+                if data:
+                    out.append("\n".join(data))
+                    data = []
+                continue
+            name, _, value = line.partition(":")
+            if value[:1] == " ":
+                value = value[1:]
+            if name == "data":
+                data.append(value)
+            elif not name:
+                self.comments.append(value)
+        if data:
+            out.append("\n".join(data))
+
+    def _error_offset(self, exc: UnicodeDecodeError, data: bytes) -> int:
+        """Byte offset of the bad byte in the whole body.
+
+        The decoder prepends bytes it held back from earlier slices, so `exc.start` counts from
+        the first of those, not from the start of `data`.
+        """
+        return self._offset - (len(exc.object) - len(data)) + exc.start

@@ -1,0 +1,115 @@
+"""The value types shared with the Go package this library mirrors.
+
+Field names follow the wire and the Go package's JSON tags (`index`, `id`, `type`,
+`function.name`, `function.arguments`), so `to_dict()` output can be compared byte for byte with
+what the Go twin or any other implementation of the conformance suite produces. The classes are
+frozen and slotted: a finished call is a value, and there may be many deltas in flight.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._errors import StreamError
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallFunction:
+    """The function half of a call: its name and its arguments as one JSON text.
+
+    In a `Delta` both fields are fragments; in a `ToolCall` they are complete.
+    """
+
+    name: str = ""
+    arguments: str = ""
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ToolCallFunction:
+        name = data.get("name") or ""
+        arguments = data.get("arguments") or ""
+        if not isinstance(name, str) or not isinstance(arguments, str):
+            raise StreamError("function.name and function.arguments must be strings")
+        return cls(name=name, arguments=arguments)
+
+    def to_dict(self) -> dict[str, str]:
+        return {"name": self.name, "arguments": self.arguments}
+
+
+@dataclass(frozen=True, slots=True)
+class Delta:
+    """One element of `choices[i].delta.tool_calls` in a streamed chunk.
+
+    `index` is None when the provider left it out (Gemini's compat endpoint does); the Go type
+    cannot say that, which is one reason this twin routes by id and name as well.
+    """
+
+    index: int | None = None
+    id: str = ""
+    type: str = ""
+    function: ToolCallFunction = field(default_factory=ToolCallFunction)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Delta:
+        function = data.get("function") or {}
+        if not isinstance(function, Mapping):
+            raise StreamError("a tool-call delta's function must be an object")
+        index = data.get("index")
+        if index is not None and (not isinstance(index, int) or isinstance(index, bool)):
+            raise StreamError(f"a tool-call delta's index must be an integer, got {index!r}")
+        call_id = data.get("id") or ""
+        call_type = data.get("type") or ""
+        if not isinstance(call_id, str) or not isinstance(call_type, str):
+            raise StreamError("a tool-call delta's id and type must be strings")
+        return cls(
+            index=index,
+            id=call_id,
+            type=call_type,
+            function=ToolCallFunction.from_dict(function),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The delta as the wire would carry it, leaving out what is empty (Go's `omitempty`)."""
+        out: dict[str, Any] = {}
+        if self.index is not None:
+            out["index"] = self.index
+        if self.id:
+            out["id"] = self.id
+        if self.type:
+            out["type"] = self.type
+        function = {k: v for k, v in self.function.to_dict().items() if v}
+        if function:
+            out["function"] = function
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """A fully assembled call: what the caller executes and sends back on the next turn."""
+
+    index: int
+    id: str
+    type: str
+    function: ToolCallFunction
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> ToolCall:
+        function = data.get("function")
+        index = data.get("index")
+        if not isinstance(function, Mapping) or not isinstance(index, int):
+            raise StreamError("a tool call needs an integer index and a function object")
+        return cls(
+            index=index,
+            id=str(data.get("id") or ""),
+            type=str(data.get("type") or "function"),
+            function=ToolCallFunction.from_dict(function),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "id": self.id,
+            "type": self.type,
+            "function": self.function.to_dict(),
+        }
