@@ -1,0 +1,129 @@
+"""Cassettes on disk: vcrpy's format, written to be read by people and by other languages.
+
+vcrpy's own YAML dumper stores an SSE body as one double-quoted, line-folded scalar with escaped
+non-ASCII, which nobody can review, and its file persister writes with the locale's encoding,
+which fails under `LC_ALL=C` (both verified, see RECORDING-NOTES). So cassettes are written here:
+multi-line strings as literal blocks (one SSE line per line), UTF-8 always, and atomically (a
+temporary file renamed into place), so a failed write never leaves half a cassette. PyYAML falls
+back to a quoted scalar by itself when a literal block could not round-trip (`\\r\\n` bodies).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+CASSETTE_FORMAT_VERSION = 1
+
+
+class _ReadableDumper(yaml.SafeDumper):
+    """Literal blocks for multi-line strings; everything else as PyYAML's safe dumper does."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_ReadableDumper.add_representer(str, _represent_str)
+
+
+class CassetteSerializer:
+    """vcrpy serializer (`serialize`/`deserialize`) producing the readable form."""
+
+    @staticmethod
+    def serialize(cassette: dict[str, Any]) -> str:
+        return dump(cassette)
+
+    @staticmethod
+    def deserialize(text: str) -> dict[str, Any]:
+        loaded = yaml.safe_load(text)
+        if not isinstance(loaded, dict):
+            raise ValueError("a cassette must be a YAML mapping")
+        return loaded
+
+
+class Utf8Persister:
+    """vcrpy persister that reads and writes UTF-8 whatever the locale, atomically."""
+
+    @classmethod
+    def load_cassette(cls, cassette_path: str | Path, serializer: Any) -> Any:
+        from vcr.persisters.filesystem import CassetteNotFoundError
+        from vcr.serialize import deserialize
+
+        path = Path(cassette_path)
+        if not path.is_file():
+            raise CassetteNotFoundError()
+        return deserialize(path.read_text(encoding="utf-8"), serializer)
+
+    @staticmethod
+    def save_cassette(cassette_path: str | Path, cassette_dict: Any, serializer: Any) -> None:
+        from vcr.serialize import serialize
+
+        write_atomically(Path(cassette_path), serialize(cassette_dict, serializer))
+
+
+def dump(data: Any) -> str:
+    return yaml.dump(data, Dumper=_ReadableDumper, allow_unicode=True, sort_keys=False, width=120)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write `text` as UTF-8 to `path` through a temporary file and a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
+            handle.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def cassette_path(root: Path, provider: str, scenario: str) -> Path:
+    return root / provider / f"{scenario}.yaml"
+
+
+def build(
+    *,
+    uri: str,
+    request_body: str,
+    request_headers: dict[str, list[str]],
+    status: int,
+    reason: str,
+    response_headers: dict[str, list[str]],
+    response_body: str,
+) -> dict[str, Any]:
+    """One interaction in vcrpy's cassette layout (format version 1)."""
+    return {
+        "interactions": [
+            {
+                "request": {
+                    "method": "POST",
+                    "uri": uri,
+                    "body": request_body,
+                    "headers": request_headers,
+                },
+                "response": {
+                    "status": {"code": status, "message": reason},
+                    "headers": response_headers,
+                    "body": {"string": response_body},
+                },
+            }
+        ],
+        "version": CASSETTE_FORMAT_VERSION,
+    }
+
+
+def load(path: Path) -> dict[str, Any]:
+    return CassetteSerializer.deserialize(path.read_text(encoding="utf-8"))
+
+
+def response_body(cassette: dict[str, Any]) -> bytes:
+    """The body of the cassette's only response, as the bytes that went over the wire."""
+    body = cassette["interactions"][0]["response"]["body"]["string"]
+    return body if isinstance(body, bytes) else str(body).encode("utf-8")

@@ -1,0 +1,225 @@
+"""Every check the suite makes on one cassette, gathered into one readable outcome.
+
+Order matters for the reader: replay first (is the cassette still the evidence for today's
+request?), then the library under many byte splits (does transport chunking change anything?),
+then the output schemas (is the result right?), then the fingerprint (does the provider still
+stream the way its profile says?). Each finding names the check, a JSON path, and what was
+declared against what was observed, so a red CI line reads like a diff.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from toolcall import ToolCallError, Turn, TurnBuilder
+from toolcall.schema import ToolSchemas
+
+from . import fingerprint
+from .cassettes import cassette_path, load
+from .profiles import Cell, Provider, Suite, format_schema
+from .replay import ReplayError, replay
+
+#: Bodies up to this size are also fed one byte at a time; larger ones byte by byte at both ends
+#: (where the call's head and the finish live) and in 7-byte and random slices throughout, which
+#: keeps the whole suite within seconds.
+BYTEWISE_LIMIT = 64 * 1024
+BYTEWISE_EDGE = 16 * 1024
+
+
+@dataclass(frozen=True)
+class Finding:
+    check: str
+    path: str
+    declared: Any
+    observed: Any
+
+    def line(self) -> str:
+        return f"{self.check} {self.path}: declared {self.declared!r}, observed {self.observed!r}"
+
+
+@dataclass
+class Outcome:
+    provider: str
+    scenario: str
+    status: str  # "pass", "fail" or "n/a"
+    note: str = ""
+    findings: list[Finding] = field(default_factory=list)
+    diagnostics: list[str] = field(default_factory=list)
+
+    @property
+    def reason(self) -> str:
+        """One line for the matrix."""
+        if self.status == "n/a":
+            return self.note
+        if not self.findings:
+            return ""
+        first = self.findings[0].line()
+        more = len(self.findings) - 1
+        return first + (f" (+{more} more)" if more else "")
+
+    def report(self) -> str:
+        lines = [f"{self.provider} / {self.scenario}: {self.status}"]
+        lines += [f"  {finding.line()}" for finding in self.findings]
+        return "\n".join(lines)
+
+
+def check_cell(suite: Suite, provider: Provider, cell: Cell) -> Outcome:
+    """Run every check on one provider x scenario cell."""
+    if cell.not_applicable:
+        return Outcome(provider.key, cell.scenario, "n/a", note=cell.not_applicable)
+    path = cassette_path(suite.cassettes, provider.key, cell.scenario)
+    recorded = _recorded_provenance(path)
+    outcome = Outcome(
+        provider.key, cell.scenario, "pass", note=_provenance(recorded or cell.provenance)
+    )
+    findings = outcome.findings
+    # A cassette recorded through a gateway or a local server replays against the URL it was
+    # recorded from; the provenance in the cassette says which.
+    base_url = (recorded or {}).get("base_url") or provider.base_url
+    url = f"{base_url}/chat/completions"
+    try:
+        status, _headers, body = replay(path, url, suite.request_body(provider, cell))
+    except ReplayError as exc:
+        findings.append(Finding("replay", "$", "a cassette matching the request", str(exc)))
+        outcome.status = "fail"
+        return outcome
+    if status != 200:
+        findings.append(Finding("replay", "$.status", 200, status))
+
+    turns: dict[str, Turn] = {}
+    for label, pieces in splits(body, seed=f"{provider.key}/{cell.scenario}"):
+        try:
+            turns[label] = _assemble(pieces)
+        except ToolCallError as exc:
+            exc.add_context(provider=provider.key, source=str(path.relative_to(suite.root)))
+            findings.append(Finding("library", f"split[{label}]", "a valid turn", str(exc)))
+            break
+    if turns:
+        whole = turns["whole"] if "whole" in turns else next(iter(turns.values()))
+        reference = whole.to_dict()
+        for label, turn in turns.items():
+            if turn.to_dict() != reference:
+                findings.append(
+                    Finding("resplit", f"split[{label}]", "the same turn as whole", "different")
+                )
+        outcome.diagnostics = sorted({d.code for d in whole.diagnostics})
+        findings += _check_output(suite, cell, whole)
+    findings += _check_fingerprint(cell, body)
+    if findings:
+        outcome.status = "fail"
+    return outcome
+
+
+def splits(body: bytes, *, seed: str) -> Iterator[tuple[str, list[bytes]]]:
+    """The same body cut in several ways; every cut must give the same turn."""
+    yield "whole", [body]
+    if len(body) <= BYTEWISE_LIMIT:
+        yield "1-byte", [body[i : i + 1] for i in range(len(body))]
+    else:
+        head, tail = body[:BYTEWISE_EDGE], body[-BYTEWISE_EDGE:]
+        middle = body[BYTEWISE_EDGE:-BYTEWISE_EDGE]
+        yield "1-byte-edges", [*_every(head, 1), middle, *_every(tail, 1)]
+    yield "7-byte", _every(body, 7)
+    rng = random.Random(seed)
+    cuts, position = [], 0
+    while position < len(body):
+        size = rng.randint(1, 97)
+        cuts.append(body[position : position + size])
+        position += size
+    yield "random", cuts
+    inside = [i + 1 for i, byte in enumerate(body) if byte >= 0xC0]
+    if inside:
+        yield "mid-utf8", _cut_at(body, inside)
+
+
+def conformance_document(turn: Turn) -> dict[str, Any]:
+    """What a scenario's `expect` schema validates: the turn with arguments parsed."""
+    calls = []
+    for call, arguments in zip(turn.tool_calls, turn.arguments, strict=False):
+        entry = call.to_dict()
+        entry["function"]["arguments"] = arguments
+        calls.append(entry)
+    return {
+        "tool_calls": calls,
+        "finish_reason": turn.finish_reason,
+        "content": turn.content,
+        "reasoning": turn.reasoning,
+        "usage": turn.usage,
+    }
+
+
+def _assemble(pieces: list[bytes]) -> Turn:
+    builder = TurnBuilder()
+    for piece in pieces:
+        builder.feed(piece)
+    return builder.finish()
+
+
+def _check_output(suite: Suite, cell: Cell, turn: Turn) -> list[Finding]:
+    found = [
+        Finding("output-schema", error.json_path, "turn.schema.json", error.message)
+        for error in _TURN_VALIDATOR.iter_errors(turn.to_dict())
+    ]
+    scenario = suite.scenarios[cell.scenario]
+    document = conformance_document(turn)
+    found += [
+        Finding("expect", error.json_path, f"scenarios.{cell.scenario}.expect", error.message)
+        for error in Draft202012Validator(scenario.expect).iter_errors(document)
+    ]
+    tools = ToolSchemas(scenario.request["tools"])
+    for call, arguments in zip(turn.tool_calls, turn.arguments, strict=False):
+        try:
+            tools.check(call, arguments)
+        except ToolCallError as exc:
+            path = f"$.tool_calls[{call.index}].function.arguments"
+            found.append(Finding("tool-schema", path, call.function.name, exc.reason))
+    ids = [call.id for call in turn.tool_calls if call.id]
+    if len(ids) != len(set(ids)):
+        found.append(Finding("distinct-ids", "$.tool_calls[*].id", "distinct ids", ids))
+    return found
+
+
+def _check_fingerprint(cell: Cell, body: bytes) -> list[Finding]:
+    try:
+        observed = fingerprint.observe(body)
+    except (ToolCallError, ValueError) as exc:
+        return [Finding("quirks", "$", "a readable stream", str(exc))]
+    return [
+        Finding("quirks", f"quirks.{quirk}", want, got)
+        for quirk, want, got in fingerprint.compare(cell.quirks, observed)
+    ]
+
+
+def _recorded_provenance(path: Path) -> dict[str, Any] | None:
+    """The provenance a recording wrote into the cassette, if any."""
+    if not path.is_file():
+        return None
+    metadata = load(path).get("metadata") or {}
+    provenance = metadata.get("provenance") if isinstance(metadata, dict) else None
+    return provenance if isinstance(provenance, dict) else None
+
+
+def _provenance(provenance: dict[str, Any]) -> str:
+    kind = provenance.get("kind", "")
+    if kind == "recorded":
+        return f"recorded {provenance.get('date')} ({provenance.get('model')})"
+    return str(kind)
+
+
+def _every(data: bytes, size: int) -> list[bytes]:
+    return [data[i : i + size] for i in range(0, len(data), size)]
+
+
+def _cut_at(data: bytes, points: list[int]) -> list[bytes]:
+    edges = [0, *points, len(data)]
+    return [data[a:b] for a, b in itertools.pairwise(edges) if b > a]
+
+
+_TURN_VALIDATOR = Draft202012Validator(format_schema("turn.schema.json"))

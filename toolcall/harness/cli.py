@@ -1,0 +1,142 @@
+"""`toolcall`: the command line of the harness.
+
+The same checks the pytest suite runs, for users who want the matrix without pytest (another
+project's CI, a quick look after editing a profile). Exit codes: 0 all good, 1 a check failed or
+drift was found, 2 the invocation or the profiles were wrong.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import report
+from .checks import check_cell
+from .profiles import ProfileError, Suite, load_suite
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="toolcall", description=__doc__.splitlines()[0])
+    parser.add_argument("--root", type=Path, default=Path.cwd(), help="folder with providers.yaml")
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    check = commands.add_parser("conformance", help="replay every cassette and print the matrix")
+    _filters(check)
+    check.add_argument("--markdown", type=Path, help="also write the matrix as Markdown here")
+
+    synth = commands.add_parser("synthesize", help="rewrite the synthesized cassettes")
+    _filters(synth)
+
+    rec = commands.add_parser("record", help="record cassettes from the live API with your key")
+    _filters(rec)
+    rec.add_argument("--base-url", help="send to this base URL instead (gateway, proxy, vLLM...)")
+    rec.add_argument(
+        "--out", type=Path, help="write cassettes under this folder (default cassettes/)"
+    )
+    rec.add_argument("--timeout", type=float, default=120.0, help="seconds per request")
+    rec.add_argument(
+        "--skip-missing-keys",
+        action="store_true",
+        help="skip providers whose key variable is unset, saying so (for scheduled CI)",
+    )
+
+    scan = commands.add_parser("scan", help="look for secrets in cassettes (fails on a hit)")
+    scan.add_argument("paths", type=Path, nargs="*", help="files or folders (default cassettes/)")
+
+    args = parser.parse_args(argv)
+    try:
+        suite = load_suite(args.root)
+        _check_filters(suite, args.provider, args.scenario)
+    except ProfileError as exc:
+        print(f"toolcall: {exc}", file=sys.stderr)
+        return 2
+    if args.command == "conformance":
+        return _conformance(suite, args.provider, args.scenario, args.markdown)
+    if args.command == "record":
+        return _record(suite, args)
+    if args.command == "scan":
+        return _scan(suite, args.paths or [suite.cassettes])
+    return _synthesize(suite, args.provider, args.scenario)
+
+
+def _filters(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--provider", help="only this provider (a providers.yaml key)")
+    parser.add_argument("--scenario", help="only this scenario (a scenarios.yaml key)")
+
+
+def _check_filters(suite: Suite, provider: str | None, scenario: str | None) -> None:
+    if provider and provider not in suite.providers:
+        raise ProfileError(f"unknown provider {provider!r}; known: {sorted(suite.providers)}")
+    if scenario and scenario not in suite.scenarios:
+        raise ProfileError(f"unknown scenario {scenario!r}; known: {sorted(suite.scenarios)}")
+
+
+def _conformance(
+    suite: Suite, provider: str | None, scenario: str | None, markdown: Path | None
+) -> int:
+    outcomes = [check_cell(suite, p, c) for p, _s, c in suite.cells(provider, scenario)]
+    print(report.text(outcomes))
+    if markdown:
+        markdown.parent.mkdir(parents=True, exist_ok=True)
+        markdown.write_text(report.markdown(outcomes), encoding="utf-8")
+    return 1 if any(o.status == "fail" for o in outcomes) else 0
+
+
+def _record(suite: Suite, args: argparse.Namespace) -> int:
+    from .record import RecordError, RecordOptions, accept_yaml, record_cell
+
+    if args.base_url and not args.provider:
+        print(
+            "toolcall: --base-url needs --provider (one server plays one provider)", file=sys.stderr
+        )
+        return 2
+    options = RecordOptions(base_url=args.base_url, out_dir=args.out, timeout=args.timeout)
+    failed = drifted = 0
+    for provider, _scenario, cell in suite.cells(args.provider, args.scenario):
+        if cell.not_applicable:
+            continue
+        if args.skip_missing_keys and not options.environ.get(provider.key_env):
+            print(f"skip {cell.id}: {provider.key_env} is not set")
+            continue
+        print(f"record {cell.id} ...", flush=True)
+        try:
+            recorded = record_cell(suite, provider, cell, options)
+        except RecordError as exc:
+            failed += 1
+            print(f"FAIL {exc}", file=sys.stderr)
+            continue
+        print(f"  wrote {recorded.path}")
+        if recorded.drift:
+            drifted += 1
+            print(f"DRIFT {cell.id}: the stream no longer matches the profile")
+            for quirk, want, got in recorded.drift:
+                print(f"  quirks.{quirk}: declared {want!r}, observed {got!r}")
+            print("  to accept it, merge into providers.yaml:")
+            print("\n".join(f"    {line}" for line in accept_yaml(recorded).splitlines()))
+    print(f"{failed} failed, {drifted} drifted")
+    return 1 if failed or drifted else 0
+
+
+def _scan(suite: Suite, paths: list[Path]) -> int:
+    from . import secrets
+
+    variables = [p.key_env for p in suite.providers.values()]
+    hits = secrets.scan(paths, secrets.key_values(variables))
+    for hit in hits:
+        print(hit)
+    print(f"secret scan: {len(hits)} hit(s) in {', '.join(map(str, paths))}")
+    return 1 if hits else 0
+
+
+def _synthesize(suite: Suite, provider: str | None, scenario: str | None) -> int:
+    from .synthesize import synthesize
+
+    for path in synthesize(suite, provider, scenario):
+        print(f"wrote {path.relative_to(suite.root)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

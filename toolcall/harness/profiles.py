@@ -1,0 +1,187 @@
+"""Provider profiles (`providers.yaml`) and shared scenarios (`scenarios.yaml`), loaded and checked.
+
+Both files are data any language can read; their formats are JSON Schemas shipped in the package
+(`toolcall/schemas/`). A mistake in either is reported with its YAML path (`providers.kimi.quirks.
+index`) and what was wrong, before any cassette is touched, because a typo in a profile would
+otherwise surface as a baffling drift report.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
+
+class ProfileError(Exception):
+    """providers.yaml or scenarios.yaml is malformed; the message names the file and YAML path."""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    description: str
+    request: dict[str, Any]
+    expect: dict[str, Any]
+    reply: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One provider x scenario: applicable with a cassette, or not applicable with a reason."""
+
+    provider: str
+    scenario: str
+    not_applicable: str | None
+    model: str
+    request_extra: dict[str, Any]
+    quirks: dict[str, Any]
+    provenance: dict[str, Any]
+
+    @property
+    def id(self) -> str:
+        return f"{self.provider}/{self.scenario}"
+
+
+@dataclass(frozen=True)
+class Provider:
+    key: str
+    name: str
+    base_url: str
+    key_env: str
+    model: str
+    request_extra: dict[str, Any]
+    evidence: str
+    quirks: dict[str, Any]
+    synthesis: dict[str, Any]
+    cells: dict[str, Cell] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Suite:
+    """Everything the harness knows before it opens a cassette."""
+
+    root: Path
+    scenarios: dict[str, Scenario]
+    providers: dict[str, Provider]
+
+    @property
+    def cassettes(self) -> Path:
+        return self.root / "cassettes"
+
+    def cells(
+        self, provider: str | None = None, scenario: str | None = None
+    ) -> list[tuple[Provider, Scenario, Cell]]:
+        """Every cell, in file order, optionally filtered (the PROVIDER= / SCENARIO= filters)."""
+        out = []
+        for p in self.providers.values():
+            if provider and p.key != provider:
+                continue
+            for s in self.scenarios.values():
+                if scenario and s.name != scenario:
+                    continue
+                out.append((p, s, p.cells[s.name]))
+        return out
+
+    def request_body(self, provider: Provider, cell: Cell) -> dict[str, Any]:
+        """The exact request body sent for a cell: scenario request + model + stream + extras."""
+        body: dict[str, Any] = {"model": cell.model, "stream": True}
+        body.update(self.scenarios[cell.scenario].request)
+        body.update(cell.request_extra)
+        return body
+
+
+def load_suite(root: Path) -> Suite:
+    """Load and check `scenarios.yaml` and `providers.yaml` under `root`."""
+    scenarios_doc = _load(root / "scenarios.yaml", "scenarios.schema.json")
+    providers_doc = _load(root / "providers.yaml", "providers.schema.json")
+    scenarios = {
+        name: Scenario(
+            name=name,
+            description=raw["description"],
+            request=raw["request"],
+            expect=raw["expect"],
+            reply=raw["reply"],
+        )
+        for name, raw in scenarios_doc["scenarios"].items()
+    }
+    for name, scenario in scenarios.items():
+        _check_schema(scenario.expect, f"scenarios.yaml: scenarios.{name}.expect")
+    providers = {}
+    for key, raw in providers_doc["providers"].items():
+        declared = raw["scenarios"]
+        unknown = sorted(set(declared) - set(scenarios))
+        if unknown:
+            raise ProfileError(
+                f"providers.yaml: providers.{key}.scenarios: unknown scenario(s) {unknown}; "
+                f"scenarios.yaml defines {sorted(scenarios)}"
+            )
+        missing = [name for name in scenarios if name not in declared]
+        if missing:
+            raise ProfileError(
+                f"providers.yaml: providers.{key}.scenarios: no entry for {missing}; give each "
+                "scenario a provenance, or `not_applicable` with the reason"
+            )
+        cells = {}
+        for name in scenarios:
+            entry = declared[name]
+            cells[name] = Cell(
+                provider=key,
+                scenario=name,
+                not_applicable=entry.get("not_applicable"),
+                model=entry.get("model", raw["model"]),
+                request_extra={**raw.get("request_extra", {}), **entry.get("request_extra", {})},
+                quirks={**raw["quirks"], **entry.get("quirks", {})},
+                provenance=entry.get("provenance", {}),
+            )
+        providers[key] = Provider(
+            key=key,
+            name=raw["name"],
+            base_url=raw["base_url"].rstrip("/"),
+            key_env=raw["key_env"],
+            model=raw["model"],
+            request_extra=raw.get("request_extra", {}),
+            evidence=raw["evidence"],
+            quirks=raw["quirks"],
+            synthesis=raw.get("synthesis", {}),
+            cells=cells,
+        )
+    return Suite(root=root, scenarios=scenarios, providers=providers)
+
+
+def format_schema(name: str) -> dict[str, Any]:
+    """One of the JSON Schemas shipped in `toolcall/schemas/`."""
+    schemas = resources.files("toolcall").joinpath("schemas")
+    text = schemas.joinpath(name).read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def _load(path: Path, schema_name: str) -> dict[str, Any]:
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ProfileError(f"{path} does not exist") from None
+    except yaml.YAMLError as exc:
+        raise ProfileError(f"{path.name}: not valid YAML: {exc}") from None
+    validator = Draft202012Validator(
+        format_schema(schema_name), format_checker=Draft202012Validator.FORMAT_CHECKER
+    )
+    error = best_match(validator.iter_errors(doc))
+    if error is not None:
+        where = ".".join(str(p) for p in error.absolute_path) or "(top level)"
+        raise ProfileError(f"{path.name}: {where}: {error.message}")
+    assert isinstance(doc, dict)
+    return doc
+
+
+def _check_schema(schema: dict[str, Any], where: str) -> None:
+    errors = list(Draft202012Validator(Draft202012Validator.META_SCHEMA).iter_errors(schema))
+    if errors:
+        raise ProfileError(f"{where}: not a valid JSON Schema: {best_match(errors).message}")

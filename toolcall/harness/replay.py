@@ -1,0 +1,79 @@
+"""Replay a cassette through vcrpy and a real httpx client, with the network blocked.
+
+Going through the real client (not reading the YAML) proves the cassette still matches the request
+the profile would send today: edit a scenario's prompt without re-recording and vcrpy refuses the
+request, naming the difference. The socket guard turns any request that slipped past vcrpy into a
+loud error instead of a live call with somebody's key (vcrpy once let httpx2 traffic through
+silently, kevin1024/vcrpy#990).
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import vcr
+from vcr.errors import CannotOverwriteExistingCassetteException
+
+from .cassettes import CassetteSerializer, Utf8Persister
+
+MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")
+
+
+class ReplayError(Exception):
+    """The cassette could not be replayed for the request the profile sends today."""
+
+
+class NetworkBlocked(RuntimeError):
+    """Something tried to open a socket while replay forbids the network."""
+
+
+@contextmanager
+def no_network() -> Iterator[None]:
+    """Refuse every outgoing connection for the duration (loopback included)."""
+    original = socket.socket.connect, socket.socket.connect_ex
+
+    def refuse(self: socket.socket, address: Any) -> Any:
+        raise NetworkBlocked(f"network is blocked during replay (connect to {address!r})")
+
+    setattr(socket.socket, "connect", refuse)  # noqa: B010 (mypy rejects a direct assignment)
+    setattr(socket.socket, "connect_ex", refuse)  # noqa: B010
+    try:
+        yield
+    finally:
+        setattr(socket.socket, "connect", original[0])  # noqa: B010
+        setattr(socket.socket, "connect_ex", original[1])  # noqa: B010
+
+
+def replay_vcr() -> vcr.VCR:
+    player = vcr.VCR(
+        record_mode="none",
+        match_on=list(MATCH_ON),
+        serializer="readable",
+        decode_compressed_response=False,
+    )
+    player.register_serializer("readable", CassetteSerializer)
+    player.register_persister(Utf8Persister)
+    return player
+
+
+def replay(path: Path, url: str, body: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
+    """POST `body` to `url` under the cassette; returns status, headers and the raw body bytes."""
+    if not path.is_file():
+        raise ReplayError(f"no cassette at {path}")
+    try:
+        with no_network(), replay_vcr().use_cassette(str(path)), httpx.Client() as client:
+            headers = {"Accept": "text/event-stream"}
+            with client.stream("POST", url, json=body, headers=headers) as response:
+                raw = b"".join(response.iter_raw())
+                return response.status_code, dict(response.headers), raw
+    except CannotOverwriteExistingCassetteException as exc:
+        first_line = str(exc).strip().splitlines()[0]
+        raise ReplayError(
+            f"the request the profile sends today does not match {path.name}: {first_line} "
+            "(re-record it, or revert the scenario change)"
+        ) from None

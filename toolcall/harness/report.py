@@ -1,0 +1,75 @@
+"""The provider x scenario matrix, for the terminal and as Markdown.
+
+A matrix is what a user scans first: which providers, which scenarios, what broke. Each failing
+cell gets one line below it with the first finding, so the reason is on screen without opening a
+log; the Markdown copy is the artifact CI uploads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .checks import Outcome
+
+MARK = {"pass": "pass", "fail": "FAIL", "n/a": "n/a"}
+
+
+def _grid(outcomes: Sequence[Outcome]) -> tuple[list[str], list[str], dict[tuple[str, str], str]]:
+    providers = list(dict.fromkeys(o.provider for o in outcomes))
+    scenarios = list(dict.fromkeys(o.scenario for o in outcomes))
+    cells = {(o.provider, o.scenario): MARK[o.status] for o in outcomes}
+    return providers, scenarios, cells
+
+
+def summary(outcomes: Sequence[Outcome]) -> str:
+    counts = {status: sum(o.status == status for o in outcomes) for status in MARK}
+    return f"{counts['pass']} passed, {counts['fail']} failed, {counts['n/a']} not applicable"
+
+
+def text(outcomes: Sequence[Outcome]) -> str:
+    providers, scenarios, cells = _grid(outcomes)
+    width = max([len("provider"), *map(len, providers)]) + 2
+    columns = [max(len(s), 4) + 2 for s in scenarios]
+    lines = [
+        "provider".ljust(width)
+        + "".join(s.ljust(w) for s, w in zip(scenarios, columns, strict=False))
+    ]
+    for provider in providers:
+        row = provider.ljust(width)
+        row += "".join(
+            cells.get((provider, s), "-").ljust(w) for s, w in zip(scenarios, columns, strict=False)
+        )
+        lines.append(row.rstrip())
+    failures = [o for o in outcomes if o.status == "fail"]
+    if failures:
+        lines.append("")
+        lines += [f"FAIL {o.provider}/{o.scenario}: {o.reason}" for o in failures]
+    lines += ["", summary(outcomes)]
+    return "\n".join(lines)
+
+
+def markdown(outcomes: Sequence[Outcome]) -> str:
+    providers, scenarios, cells = _grid(outcomes)
+    lines = [
+        "# Conformance report",
+        "",
+        "| provider | " + " | ".join(scenarios) + " |",
+        "|---|" + "---|" * len(scenarios),
+    ]
+    for provider in providers:
+        row = [cells.get((provider, s), "-") for s in scenarios]
+        lines.append(f"| {provider} | " + " | ".join(row) + " |")
+    lines += ["", summary(outcomes), ""]
+    failures = [o for o in outcomes if o.status == "fail"]
+    if failures:
+        lines += ["## Failures", ""]
+        for outcome in failures:
+            lines.append(f"### {outcome.provider} / {outcome.scenario}")
+            lines += [f"- `{finding.line()}`" for finding in outcome.findings]
+            lines.append("")
+    skipped = [o for o in outcomes if o.status == "n/a"]
+    if skipped:
+        lines += ["## Not applicable", ""]
+        lines += [f"- {o.provider} / {o.scenario}: {o.note}" for o in skipped]
+        lines.append("")
+    return "\n".join(lines)
