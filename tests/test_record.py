@@ -81,6 +81,9 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     behaviour: Behaviour
 
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client that gave up (the timeout test) breaks the pipe; that is the point."""
+
 
 @pytest.fixture
 def fake_provider() -> Iterator[tuple[str, Behaviour]]:
@@ -155,6 +158,7 @@ def test_changed_wire_shape_is_drift_with_the_yaml_to_accept_it(
     assert "DRIFT grok/single_call" in out
     assert "quirks.arguments: declared 'whole', observed 'incremental'" in out
     assert "      single_call:\n" in out and 'arguments: "incremental"' in out
+    assert "fingerprint: arguments='incremental'" in out
 
 
 @pytest.mark.parametrize(

@@ -108,6 +108,7 @@ def _record(suite: Suite, args: argparse.Namespace) -> int:
             print(f"FAIL {exc}", file=sys.stderr)
             continue
         print(f"  wrote {recorded.path}")
+        print("  fingerprint: " + ", ".join(f"{k}={v!r}" for k, v in recorded.observed.items()))
         if recorded.drift:
             drifted += 1
             print(f"DRIFT {cell.id}: the stream no longer matches the profile")

@@ -45,6 +45,7 @@ class Recorded:
     scenario: str
     path: Path
     drift: list[tuple[str, Any, Any]] = field(default_factory=list)
+    observed: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -100,8 +101,12 @@ def record_cell(suite: Suite, provider: Provider, cell: Cell, options: RecordOpt
     root = options.out_dir or suite.cassettes
     path = cassettes.cassette_path(root, provider.key, cell.scenario)
     cassettes.write_atomically(path, serialized)
-    drift = fingerprint.compare(cell.quirks, fingerprint.observe(body))
-    return Recorded(provider.key, cell.scenario, path, drift)
+    observed = fingerprint.observe(body)
+    drift = fingerprint.compare(cell.quirks, observed)
+    seen = {k: v for k, v in observed.quirks.items() if v is not None}
+    if observed.ids:
+        seen["id_pattern"] = fingerprint.suggest_pattern(observed.ids)
+    return Recorded(provider.key, cell.scenario, path, drift, seen)
 
 
 def accept_yaml(recorded: Recorded) -> str:
