@@ -276,3 +276,14 @@ def test_committed_cassettes_hold_no_secrets() -> None:
     variables = [p.key_env for p in load_suite(root).providers.values()]
     hits = secrets.scan([root / "cassettes"], secrets.key_values(variables))
     assert hits == [], "\n".join(map(str, hits))
+
+
+def test_scan_command_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = Path(__file__).resolve().parents[1]
+    assert cli.main(["--root", str(root), "scan"]) == 0
+    leaky = tmp_path / "leaky.yaml"
+    leaky.write_text("authorization: Bearer abcdefghijklmnopqrstuvwx\n", encoding="utf-8")
+    assert cli.main(["--root", str(root), "scan", str(leaky)]) == 1
+    out = capsys.readouterr().out
+    assert f"{leaky}:1: looks like a secret (bearer-token)" in out
+    assert "abcdefghijklmnop" not in out

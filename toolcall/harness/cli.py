@@ -48,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         suite = load_suite(args.root)
-        _check_filters(suite, args.provider, args.scenario)
+        _check_filters(suite, getattr(args, "provider", None), getattr(args, "scenario", None))
     except ProfileError as exc:
         print(f"toolcall: {exc}", file=sys.stderr)
         return 2
