@@ -46,7 +46,3 @@ def backend(name: str = "auto") -> Loads:
         loads: Loads = orjson.loads
         return loads
     raise UsageError(f"unknown json backend {name!r}; use 'auto', 'stdlib' or 'orjson'")
-
-
-def backend_name(loads: Loads) -> str:
-    return "stdlib" if loads is _stdlib_loads else "orjson"
