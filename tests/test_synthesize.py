@@ -21,7 +21,7 @@ from jsonschema import Draft202012Validator
 
 import toolcall
 from toolcall.harness import cassettes, fingerprint
-from toolcall.harness.profiles import Cell, Provider, Suite, load_suite
+from toolcall.harness.profiles import Cell, ProfileError, Provider, Suite, load_suite
 from toolcall.harness.synthesize import (
     SynthesisError,
     cassette_text,
@@ -296,7 +296,7 @@ def test_not_applicable_cells_do_not_render() -> None:
 
 
 def test_unknown_filter_is_reported() -> None:
-    with pytest.raises(SynthesisError, match="unknown provider"):
+    with pytest.raises(ProfileError, match="unknown provider 'nobody'"):
         synthesize(SUITE, provider="nobody")
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._assembler import Assembler
-from ._errors import ProviderError, StreamError, ToolCallError
+from ._errors import ProviderError, StreamError, ToolCallError, UsageError
 from ._json import Loads
 
 
@@ -61,11 +61,6 @@ class ChunkReader:
                         calls = delta.get("tool_calls")
                         if calls:
                             for call in calls:
-                                if type(call) is not dict:
-                                    raise StreamError(
-                                        f"chunk {self.chunks}: tool_calls must hold objects, "
-                                        f"got {type(call).__name__}"
-                                    )
                                 feed(call)
                         piece = delta.get("content")
                         if piece:
@@ -88,6 +83,12 @@ class ChunkReader:
                 usage = chunk.get("usage")
                 if usage:
                     self.usage = usage
+            except UsageError:
+                # feed() blames its caller for a value that is not a delta; here the value came
+                # from the provider's chunk, so the provider broke the rule.
+                raise StreamError(
+                    f"chunk {self.chunks}: tool_calls must hold objects, got {calls!r:.80}"
+                ) from None
             except ToolCallError:
                 raise
             except (AttributeError, TypeError, KeyError, IndexError) as exc:

@@ -13,7 +13,6 @@ import itertools
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -22,7 +21,7 @@ from toolcall import ToolCallError, Turn, TurnBuilder
 from toolcall.schema import ToolSchemas
 
 from . import fingerprint
-from .cassettes import cassette_path, load
+from .cassettes import cassette_path
 from .profiles import Cell, Provider, Suite, format_schema
 from .replay import ReplayError, replay
 
@@ -75,23 +74,19 @@ def check_cell(suite: Suite, provider: Provider, cell: Cell) -> Outcome:
     if cell.not_applicable:
         return Outcome(provider.key, cell.scenario, "n/a", note=cell.not_applicable)
     path = cassette_path(suite.cassettes, provider.key, cell.scenario)
-    recorded = _recorded_provenance(path)
-    outcome = Outcome(
-        provider.key, cell.scenario, "pass", note=_provenance(recorded or cell.provenance)
-    )
+    outcome = Outcome(provider.key, cell.scenario, "pass", note=_provenance(cell.provenance))
     findings = outcome.findings
-    # A cassette recorded through a gateway or a local server replays against the URL it was
-    # recorded from; the provenance in the cassette says which.
-    base_url = (recorded or {}).get("base_url") or provider.base_url
-    url = f"{base_url}/chat/completions"
     try:
-        status, _headers, body = replay(path, url, suite.request_body(provider, cell))
+        replayed = replay(path, provider.base_url, suite.request_body(provider, cell))
     except ReplayError as exc:
         findings.append(Finding("replay", "$", "a cassette matching the request", str(exc)))
         outcome.status = "fail"
         return outcome
-    if status != 200:
-        findings.append(Finding("replay", "$.status", 200, status))
+    if replayed.provenance:
+        outcome.note = _provenance(replayed.provenance)
+    if replayed.status != 200:
+        findings.append(Finding("replay", "$.status", 200, replayed.status))
+    body = replayed.body
 
     turns: dict[str, Turn] = {}
     for label, pieces in splits(body, seed=f"{provider.key}/{cell.scenario}"):
@@ -195,15 +190,6 @@ def _check_fingerprint(cell: Cell, body: bytes) -> list[Finding]:
         Finding("quirks", f"quirks.{quirk}", want, got)
         for quirk, want, got in fingerprint.compare(cell.quirks, observed)
     ]
-
-
-def _recorded_provenance(path: Path) -> dict[str, Any] | None:
-    """The provenance a recording wrote into the cassette, if any."""
-    if not path.is_file():
-        return None
-    metadata = load(path).get("metadata") or {}
-    provenance = metadata.get("provenance") if isinstance(metadata, dict) else None
-    return provenance if isinstance(provenance, dict) else None
 
 
 def _provenance(provenance: dict[str, Any]) -> str:

@@ -48,29 +48,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         suite = load_suite(args.root)
-        _check_filters(suite, getattr(args, "provider", None), getattr(args, "scenario", None))
+        if args.command == "conformance":
+            return _conformance(suite, args.provider, args.scenario, args.markdown)
+        if args.command == "record":
+            return _record(suite, args)
+        if args.command == "scan":
+            return _scan(suite, args.paths or [suite.cassettes])
+        return _synthesize(suite, args.provider, args.scenario)
     except ProfileError as exc:
         print(f"toolcall: {exc}", file=sys.stderr)
         return 2
-    if args.command == "conformance":
-        return _conformance(suite, args.provider, args.scenario, args.markdown)
-    if args.command == "record":
-        return _record(suite, args)
-    if args.command == "scan":
-        return _scan(suite, args.paths or [suite.cassettes])
-    return _synthesize(suite, args.provider, args.scenario)
 
 
 def _filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--provider", help="only this provider (a providers.yaml key)")
     parser.add_argument("--scenario", help="only this scenario (a scenarios.yaml key)")
-
-
-def _check_filters(suite: Suite, provider: str | None, scenario: str | None) -> None:
-    if provider and provider not in suite.providers:
-        raise ProfileError(f"unknown provider {provider!r}; known: {sorted(suite.providers)}")
-    if scenario and scenario not in suite.scenarios:
-        raise ProfileError(f"unknown scenario {scenario!r}; known: {sorted(suite.scenarios)}")
 
 
 def _conformance(
@@ -132,9 +124,14 @@ def _scan(suite: Suite, paths: list[Path]) -> int:
 
 
 def _synthesize(suite: Suite, provider: str | None, scenario: str | None) -> int:
-    from .synthesize import synthesize
+    from .synthesize import SynthesisError, synthesize
 
-    for path in synthesize(suite, provider, scenario):
+    try:
+        paths = synthesize(suite, provider, scenario)
+    except SynthesisError as exc:
+        print(f"toolcall: {exc}", file=sys.stderr)
+        return 1
+    for path in paths:
         print(f"wrote {path.relative_to(suite.root)}")
     return 0
 

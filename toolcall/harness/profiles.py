@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
+from jsonschema.exceptions import SchemaError, best_match
 
 
 class ProfileError(Exception):
@@ -78,7 +78,15 @@ class Suite:
     def cells(
         self, provider: str | None = None, scenario: str | None = None
     ) -> list[tuple[Provider, Scenario, Cell]]:
-        """Every cell, in file order, optionally filtered (the PROVIDER= / SCENARIO= filters)."""
+        """Every cell, in file order, optionally filtered (the PROVIDER= / SCENARIO= filters).
+
+        An unknown filter is an error naming what is known: a typo must not select nothing and
+        pass.
+        """
+        if provider and provider not in self.providers:
+            raise ProfileError(f"unknown provider {provider!r}; known: {sorted(self.providers)}")
+        if scenario and scenario not in self.scenarios:
+            raise ProfileError(f"unknown scenario {scenario!r}; known: {sorted(self.scenarios)}")
         out = []
         for p in self.providers.values():
             if provider and p.key != provider:
@@ -182,6 +190,7 @@ def _load(path: Path, schema_name: str) -> dict[str, Any]:
 
 
 def _check_schema(schema: dict[str, Any], where: str) -> None:
-    errors = list(Draft202012Validator(Draft202012Validator.META_SCHEMA).iter_errors(schema))
-    if errors:
-        raise ProfileError(f"{where}: not a valid JSON Schema: {best_match(errors).message}")
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as exc:
+        raise ProfileError(f"{where}: not a valid JSON Schema: {exc.message}") from None

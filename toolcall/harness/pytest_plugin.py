@@ -14,7 +14,7 @@ import pytest
 
 from . import report
 from .checks import Outcome, check_cell
-from .profiles import Cell, Provider, Suite, load_suite
+from .profiles import Cell, ProfileError, Provider, Suite, load_suite
 
 _OUTCOMES = pytest.StashKey[list[Outcome]]()
 _SUITE = pytest.StashKey[Suite]()
@@ -53,12 +53,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     config = metafunc.config
     provider = config.getoption("--provider")
     scenario = config.getoption("--scenario")
-    suite = _suite(config)
-    if provider and provider not in suite.providers:
-        raise pytest.UsageError(f"unknown provider {provider!r}; known: {sorted(suite.providers)}")
-    if scenario and scenario not in suite.scenarios:
-        raise pytest.UsageError(f"unknown scenario {scenario!r}; known: {sorted(suite.scenarios)}")
-    cells = suite.cells(provider, scenario)
+    try:
+        cells = _suite(config).cells(provider, scenario)
+    except ProfileError as exc:
+        raise pytest.UsageError(str(exc)) from None
     metafunc.parametrize(
         "conformance_cell",
         [(p, c) for p, _s, c in cells],

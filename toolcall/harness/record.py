@@ -87,7 +87,7 @@ def record_cell(suite: Suite, provider: Provider, cell: Cell, options: RecordOpt
     cassette = cassettes.build(
         uri=secrets.redact(secrets.redact_uri(url), known),
         request_body=secrets.redact(json.dumps(request_body, ensure_ascii=False), known),
-        request_headers={"content-type": ["application/json"], "accept": ["text/event-stream"]},
+        request_headers=cassettes.request_headers(),
         status=status,
         reason=reason,
         response_headers=secrets.keep_headers(headers, secrets.RESPONSE_HEADERS),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ import httpx
 import vcr
 from vcr.errors import CannotOverwriteExistingCassetteException
 
-from .cassettes import CassetteSerializer, Utf8Persister
+from .cassettes import CassetteSerializer, Utf8Persister, load
 
 MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")
 
@@ -61,16 +62,34 @@ def replay_vcr() -> vcr.VCR:
     return player
 
 
-def replay(path: Path, url: str, body: dict[str, Any]) -> tuple[int, dict[str, str], bytes]:
-    """POST `body` to `url` under the cassette; returns status, headers and the raw body bytes."""
+@dataclass(frozen=True)
+class Replayed:
+    """What came back: the status, the raw body bytes, and the cassette's recorded provenance."""
+
+    status: int
+    body: bytes
+    provenance: dict[str, Any]
+
+
+def replay(path: Path, base_url: str, body: dict[str, Any]) -> Replayed:
+    """POST `body` under the cassette and return what the client received.
+
+    A cassette recorded through a gateway or a local server names that base URL in its
+    provenance; the request goes there, so it matches what was recorded.
+    """
     if not path.is_file():
         raise ReplayError(f"no cassette at {path}")
+    # vcrpy's own metadata accessor refuses, in record mode "none", a key a cassette lacks, so the
+    # provenance is read from the file here (the C YAML loader makes the second parse cheap).
+    metadata = load(path).get("metadata") or {}
+    provenance = (metadata.get("provenance") or {}) if isinstance(metadata, dict) else {}
+    url = f"{(provenance.get('base_url') or base_url).rstrip('/')}/chat/completions"
     try:
         with no_network(), replay_vcr().use_cassette(str(path)), httpx.Client() as client:
             headers = {"Accept": "text/event-stream"}
             with client.stream("POST", url, json=body, headers=headers) as response:
                 raw = b"".join(response.iter_raw())
-                return response.status_code, dict(response.headers), raw
+                return Replayed(response.status_code, raw, dict(provenance))
     except CannotOverwriteExistingCassetteException as exc:
         first_line = str(exc).strip().splitlines()[0]
         raise ReplayError(

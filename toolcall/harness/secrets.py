@@ -1,10 +1,12 @@
 """Find and remove secrets: what keeps an API key out of a committed cassette.
 
-Scrubbing is an allow-list (only the headers a replay needs survive) plus a literal replacement of
-every known key value anywhere in the interaction, because providers echo keys in error bodies and
-gateways put them in URLs. The scanner is the last line of defence, run by `make test` over every
-cassette: it knows the shapes of the keys of the providers we cover, bearer tokens and JWTs, and
-any value held by a key variable in the current environment.
+Scrubbing is an allow-list plus a replacement. A cassette keeps only `cassettes.request_headers()`
+of the request (so authorization, api-key, x-api-key, x-goog-api-key, openai-organization,
+openai-project, cookies and x-stainless-* never reach it) and only `RESPONSE_HEADERS` of the
+response; every known key value is replaced anywhere in the interaction, because providers echo
+keys in error bodies and gateways put them in URLs. The scanner is the last line of defence, run
+by `make test` over every cassette: it knows the shapes of the keys of the providers we cover,
+bearer tokens and JWTs, and any value held by a key variable in the current environment.
 """
 
 from __future__ import annotations
@@ -18,9 +20,6 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 PLACEHOLDER = "<API_KEY>"
 
-#: Request headers a replay needs; every other request header is dropped (authorization,
-#: api-key, x-api-key, x-goog-api-key, openai-organization, openai-project, cookie, x-stainless-*).
-REQUEST_HEADERS = ("content-type", "accept")
 #: Response headers a replay needs; vcrpy's header filters never touch responses, so this list
 #: is what keeps set-cookie, organisation ids and request ids out of cassettes.
 RESPONSE_HEADERS = ("content-type",)

@@ -94,13 +94,11 @@ digit runs, punctuation runs, whitespace), which reproduces the pieces the recor
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import random
 import re
 import string
-import sys
 import uuid
 from collections.abc import Iterator, Mapping
 from datetime import datetime, timedelta, timezone
@@ -111,14 +109,9 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
 from . import cassettes
-from .profiles import Cell, Provider, Suite, load_suite
+from .profiles import Cell, Provider, Suite
 
 __all__ = ["SYNTHESIS_SCHEMA", "SynthesisError", "render", "settings", "synthesize"]
-
-REQUEST_HEADERS: dict[str, list[str]] = {
-    "Content-Type": ["application/json"],
-    "Accept": ["text/event-stream"],
-}
 
 #: GPT-2-style pre-tokenizer: a word with its leading space, digits, punctuation runs, spaces.
 _TOKEN = re.compile(r" ?[^\W\d_]+| ?\d+| ?[^\s\w]+|\s+(?!\S)|\s+|.", re.DOTALL)
@@ -337,10 +330,6 @@ def synthesize(
     Cells whose provenance is `recorded` are real recordings and are never overwritten; cells
     that are not applicable get no cassette.
     """
-    if provider is not None and provider not in suite.providers:
-        raise SynthesisError(f"unknown provider {provider!r}; known: {sorted(suite.providers)}")
-    if scenario is not None and scenario not in suite.scenarios:
-        raise SynthesisError(f"unknown scenario {scenario!r}; known: {sorted(suite.scenarios)}")
     written = []
     for prov, _scen, cell in suite.cells(provider, scenario):
         if cell.not_applicable is not None or cell.provenance.get("kind") != "synthesized":
@@ -357,7 +346,7 @@ def cassette_text(suite: Suite, provider: Provider, cell: Cell) -> str:
     cassette = cassettes.build(
         uri=provider.base_url + "/chat/completions",
         request_body=json.dumps(suite.request_body(provider, cell), ensure_ascii=False),
-        request_headers={k: list(v) for k, v in REQUEST_HEADERS.items()},
+        request_headers=cassettes.request_headers(),
         status=200,
         reason="OK",
         response_headers={"Content-Type": [settings(provider, cell.scenario)["content_type"]]},
@@ -674,25 +663,3 @@ def _merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, An
         else:
             out[key] = value
     return out
-
-
-def main(argv: list[str] | None = None) -> int:
-    """`python -m toolcall.harness.synthesize [--provider P] [--scenario S] [--root DIR]`."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--root", type=Path, default=Path.cwd(), help="project root")
-    parser.add_argument("--provider")
-    parser.add_argument("--scenario")
-    args = parser.parse_args(argv)
-    suite = load_suite(args.root)
-    try:
-        paths = synthesize(suite, args.provider, args.scenario)
-    except SynthesisError as exc:
-        print(f"synthesize: {exc}", file=sys.stderr)
-        return 1
-    for path in paths:
-        print(path.relative_to(args.root) if path.is_relative_to(args.root) else path)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
