@@ -191,6 +191,23 @@ class Assembler:
             self._append(call, arguments)
         return call.index
 
+    def feed_fragment(self, wire_index: int, arguments: str, call_type: Any = None) -> int:
+        """Take `{"index": wire_index, "type": call_type, "function": {"arguments": ...}}`.
+
+        The same as `feed` of that delta, without building it: the chunk reader calls this for
+        chunks it recognised by their envelope alone (see `_templates`).
+        """
+        call = self._by_wire_index.get(wire_index)
+        if call is None:
+            return self.feed(
+                {"index": wire_index, "type": call_type, "function": {"arguments": arguments}}
+            )
+        if arguments:
+            self._append(call, arguments)
+        if call_type and not call.type:
+            call.type = _checked_str(call_type, "type", call.index)
+        return call.index
+
     def complete(self) -> list[ToolCall]:
         """All calls with a non-empty name, sorted by index.
 

@@ -7,8 +7,9 @@ its own chunk or beside the last tool delta (Doubao, Gemini); `reasoning_content
 (DeepSeek, GLM, Kimi, Qwen, Grok mini, Doubao) or `reasoning` (relays such as OpenRouter). Text,
 reasoning and arguments are kept apart: a client that mixes them sends garbage to the tool.
 
-This loop is the hot path of the library, so it is written for speed: locals instead of
-attribute look-ups, type checks only where a wrong type would otherwise slip through.
+This loop is the hot path of the library, so it is written for speed: a chunk whose envelope
+repeats a learned one is not decoded at all (`_templates`), and otherwise locals stand in for
+attribute look-ups and types are checked only where a wrong one would otherwise slip through.
 """
 
 from __future__ import annotations
@@ -18,12 +19,16 @@ from typing import Any
 from ._assembler import Assembler
 from ._errors import ProviderError, StreamError, ToolCallError, UsageError
 from ._json import Loads
+from ._templates import FragmentTemplate, learn
+
+_TEMPLATES_KEPT = 8
 
 
 class ChunkReader:
     """Decodes chunk payloads, feeds tool-call deltas to an assembler, keeps the rest of a turn."""
 
-    def __init__(self, assembler: Assembler, loads: Loads) -> None:
+    def __init__(self, assembler: Assembler, loads: Loads, *, templates: bool = True) -> None:
+        """`templates=False` decodes every chunk in full: the reference the fast path must equal."""
         self.assembler = assembler
         self.loads = loads
         self.chunks = 0
@@ -32,15 +37,29 @@ class ChunkReader:
         self.usage: dict[str, Any] | None = None
         self.content: list[str] = []
         self.reasoning: list[str] = []
+        # One template per call being streamed, most recent first: parallel calls interleave.
+        self.templates: list[FragmentTemplate] = []
+        self.learning = templates
 
     def read(self, payloads: list[str]) -> None:
         """Take the data payloads of consecutive SSE events."""
         loads = self.loads
         feed = self.assembler.feed
+        feed_fragment = self.assembler.feed_fragment
         content = self.content
         reasoning = self.reasoning
+        templates = self.templates
         for text in payloads:
             self.chunks += 1
+            for template in templates:
+                fragment = template.match(text)
+                if fragment is not None:
+                    feed_fragment(template.wire_index, fragment, template.call_type)
+                    break
+            else:
+                fragment = None
+            if fragment is not None:
+                continue
             if text == "[DONE]":
                 self.done = True
                 continue
@@ -62,6 +81,9 @@ class ChunkReader:
                         if calls:
                             for call in calls:
                                 feed(call)
+                            learned = learn(text, chunk) if self.learning else None
+                            if learned is not None:
+                                self._remember(learned)
                         piece = delta.get("content")
                         if piece:
                             if type(piece) is not str:
@@ -96,6 +118,11 @@ class ChunkReader:
                     f"chunk {self.chunks} does not have the chat.completion.chunk shape: "
                     f"{type(exc).__name__}: {exc}"
                 ) from None
+
+    def _remember(self, template: FragmentTemplate) -> None:
+        """Keep `template` first, replacing one with the same prefix; keep at most a few."""
+        kept = [t for t in self.templates if t.prefix != template.prefix]
+        self.templates[:] = [template, *kept[: _TEMPLATES_KEPT - 1]]
 
     def _check_single_choice(self, choices: list[Any]) -> None:
         indices = [c.get("index", 0) if isinstance(c, dict) else c for c in choices]

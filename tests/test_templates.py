@@ -1,0 +1,233 @@
+"""The envelope fast path must give exactly what full decoding gives, on any stream.
+
+`_templates` skips decoding a chunk whose envelope repeats a learned one; these tests compare
+every outcome with the same stream read with learning switched off, and probe the cases where a
+careless matcher would take the wrong string.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from toolcall import Assembler, StreamError, TurnBuilder, _chunks, _templates
+from toolcall._json import backend
+from toolcall._templates import learn
+
+ENVELOPE = (
+    '{"id":"c1","object":"chat.completion.chunk",'
+    '"choices":[{"index":0,"delta":%s,"finish_reason":null}]%s}'
+)
+
+
+def fragment_chunk(
+    index: int, arguments: str, tail: str = "", **call: Any
+) -> tuple[str, dict[str, Any]]:
+    delta = {"tool_calls": [{"index": index, **call, "function": {"arguments": arguments}}]}
+    text = ENVELOPE % (json.dumps(delta, ensure_ascii=False), tail)
+    return text, json.loads(text)
+
+
+def read(payloads: list[str], *, templates: bool) -> dict[str, Any]:
+    reader = _chunks.ChunkReader(Assembler(), backend("stdlib"), templates=templates)
+    reader.read(payloads)
+    calls = reader.assembler.complete()
+    return {
+        "calls": [c.to_dict() for c in calls],
+        "diagnostics": [d.to_dict() for d in reader.assembler.diagnostics],
+        "finish": reader.finish_reason,
+        "usage": reader.usage,
+        "content": reader.content,
+    }
+
+
+def test_a_repeated_envelope_is_matched_and_the_fragment_decoded() -> None:
+    text, chunk = fragment_chunk(0, '{"a"')
+    template = learn(text, chunk)
+    assert template is not None
+    later, _ = fragment_chunk(0, ': "x\\"y \u4e0a\\\\"')
+    assert template.match(later) == ': "x\\"y \u4e0a\\\\"'
+
+
+def test_openai_obfuscation_tail_may_vary_but_only_a_tail_the_reader_ignores() -> None:
+    text, chunk = fragment_chunk(0, "{", ',"obfuscation":"aZ"')
+    template = learn(text, chunk)
+    assert template is not None and template.varying_tail
+    assert template.match(fragment_chunk(0, "x", ',"obfuscation":"q1w2e3"')[0]) == "x"
+    assert template.match(fragment_chunk(0, "x", ',"obfuscation":"q","more":"z"')[0]) is None
+    usage_tail, usage_chunk = fragment_chunk(0, "{", ',"usage":"aZ"')
+    assert learn(usage_tail, usage_chunk) is None
+
+
+@pytest.mark.parametrize(
+    ("delta_extra", "tail", "why"),
+    [
+        ({"id": "call_1"}, "", "an id can open a call"),
+        ({"function": {"name": "f", "arguments": "{"}}, "", "a name can open a call"),
+        ({}, ',"usage":{"total_tokens":1}', "usage must be read"),
+        ({"type": 7}, "", "a wrong type must raise"),
+    ],
+)
+def test_chunks_that_do_more_than_carry_a_fragment_are_not_learned(
+    delta_extra: dict[str, Any], tail: str, why: str
+) -> None:
+    call = {"index": 0, "function": {"arguments": "{"}, **delta_extra}
+    text = ENVELOPE % (json.dumps({"tool_calls": [call]}), tail)
+    assert learn(text, json.loads(text)) is None, why
+
+
+def test_content_finish_and_two_calls_are_not_learned() -> None:
+    for delta in (
+        {"content": "hi", "tool_calls": [{"index": 0, "function": {"arguments": "{"}}]},
+        {
+            "tool_calls": [
+                {"index": 0, "function": {"arguments": "{"}},
+                {"index": 1, "function": {"arguments": "{"}},
+            ]
+        },
+    ):
+        text = ENVELOPE % (json.dumps(delta), "")
+        assert learn(text, json.loads(text)) is None
+    text = ENVELOPE.replace('"finish_reason":null', '"finish_reason":"length"') % (
+        json.dumps({"tool_calls": [{"index": 0, "function": {"arguments": "{"}}]}),
+        "",
+    )
+    assert learn(text, json.loads(text)) is None
+
+
+def test_escaped_or_repeated_keys_are_not_learned() -> None:
+    escaped = ENVELOPE % (
+        '{"tool_calls":[{"index":0,"function":{"argum\\u0065nts":"{"}}]}',
+        ',"arguments":"{"',
+    )
+    assert learn(escaped, json.loads(escaped)) is None
+    twice = ENVELOPE % (
+        '{"tool_calls":[{"index":0,"function":{"arguments":"{"}}]}',
+        ',"x":{"arguments":"{"}',
+    )
+    assert learn(twice, json.loads(twice)) is None
+    backslash_key = ENVELOPE % (
+        '{"tool_calls":[{"index":0,"function":{"arguments":"{"}}]}',
+        ',"a\\"b":1',
+    )
+    assert learn(backslash_key, json.loads(backslash_key)) is None
+
+
+def test_a_broken_literal_falls_back_to_full_decoding_and_its_error() -> None:
+    opening = {
+        "index": 0,
+        "id": "c",
+        "type": "function",
+        "function": {"name": "f", "arguments": ""},
+    }
+    head = "data: " + json.dumps({"choices": [{"index": 0, "delta": {"tool_calls": [opening]}}]})
+    head += "\n\n"
+    good, _ = fragment_chunk(0, '{"a":')
+    bad = good.replace('"{\\"a\\":"', '"\\q"')
+    builder = TurnBuilder(json_backend="stdlib")
+    builder.feed((head + f"data: {good}\n\n").encode())
+    with pytest.raises(StreamError, match="chunk 3 is not valid JSON"):
+        builder.feed(f"data: {bad}\n\n".encode())
+
+
+json_text = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    calls=st.lists(
+        st.dictionaries(st.text(max_size=6), json_text, max_size=4), min_size=1, max_size=3
+    ),
+    cuts=st.lists(st.integers(min_value=1, max_value=9), min_size=1, max_size=6),
+    order=st.randoms(use_true_random=False),
+    tail=st.sampled_from(
+        ["", ',"obfuscation":"%s"', ',"system_fingerprint":"fp_x"', ',"usage":null']
+    ),
+    ascii_only=st.booleans(),
+    spaced=st.booleans(),
+    merged_finish=st.booleans(),
+)
+def test_fast_path_equals_full_decoding(
+    calls: list[dict[str, Any]],
+    cuts: list[int],
+    order: Any,
+    tail: str,
+    ascii_only: bool,
+    spaced: bool,
+    merged_finish: bool,
+) -> None:
+    separators = (", ", ": ") if spaced else (",", ":")
+    streams = []
+    for index, arguments in enumerate(calls):
+        text = json.dumps(arguments, ensure_ascii=ascii_only)
+        pieces, at, turn = [], 0, 0
+        while at < len(text):
+            size = cuts[turn % len(cuts)]
+            pieces.append(text[at : at + size])
+            at, turn = at + size, turn + 1
+        head = {
+            "tool_calls": [
+                {
+                    "index": index,
+                    "id": f"call_{index}",
+                    "type": "function",
+                    "function": {"name": "f", "arguments": ""},
+                }
+            ]
+        }
+        events = [json.dumps({"choices": [{"index": 0, "delta": head}]})]
+        for n, piece in enumerate(pieces):
+            delta = {"tool_calls": [{"index": index, "function": {"arguments": piece}}]}
+            body = json.dumps(delta, ensure_ascii=ascii_only, separators=separators)
+            events.append(ENVELOPE % (body, tail.replace("%s", "o" * (n % 4))))
+        streams.append(events)
+    payloads: list[str] = []
+    queues = [list(s) for s in streams]
+    while any(queues):
+        queue = order.choice([q for q in queues if q])
+        payloads.append(queue.pop(0))
+    if merged_finish and payloads[-1].count('"finish_reason":null') == 1:
+        # Same envelope, finish on it (Doubao, Gemini): only the suffix tells it apart.
+        payloads[-1] = payloads[-1].replace('"finish_reason":null', '"finish_reason":"tool_calls"')
+    else:
+        finish = {"index": 0, "delta": {}, "finish_reason": "tool_calls"}
+        payloads.append(json.dumps({"choices": [finish]}))
+    fast = read(payloads, templates=True)
+    slow = read(payloads, templates=False)
+    assert fast == slow
+    assert fast["finish"] == "tool_calls"
+    assert [json.loads(c["function"]["arguments"]) for c in fast["calls"]] == calls
+
+
+def test_learning_is_used_on_a_real_cassette(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pathlib import Path
+
+    from toolcall.harness import cassettes
+
+    root = Path(__file__).resolve().parents[1] / "cassettes"
+    body = cassettes.response_body(cassettes.load(root / "openai" / "long_arguments.yaml"))
+    matched: list[str] = []
+    original = _templates.FragmentTemplate.match
+
+    def counting(self: _templates.FragmentTemplate, text: str) -> str | None:
+        found = original(self, text)
+        if found is not None:
+            matched.append(found)
+        return found
+
+    monkeypatch.setattr(_templates.FragmentTemplate, "match", counting)
+    builder = TurnBuilder(json_backend="stdlib")
+    builder.feed(body)
+    turn = builder.finish()
+    assert len(matched) > 100
+    assert turn.arguments[0]["path"]

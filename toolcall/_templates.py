@@ -1,0 +1,155 @@
+"""Recognise a chunk that repeats the previous fragment chunk's envelope, without decoding it.
+
+Almost every chunk of a streamed call is the same envelope (ids, model, fingerprint, index) around
+a few characters of arguments; decoding the whole envelope again for each is nearly all the cost
+of the stream. So once a chunk that carries nothing but one arguments fragment has been decoded
+the ordinary way, its text is split into the part before the fragment's string literal and the
+part after it. A later payload that starts with the same prefix and, after one JSON string
+literal, ends with the same suffix decodes to the same chunk with only that string changed: JSON's
+grammar leaves no other reading, because the bytes around the literal are identical. Only the
+literal is then decoded, by the same C routine `json.loads` uses for strings.
+
+Two allowances keep real streams on this path: OpenAI ends every chunk with a random
+`"obfuscation"` string, so a final string member that the reader never looks at may vary too; and
+anything unusual (escaped keys, a second `"arguments":`, whitespace the template did not have)
+simply misses, falling back to full decoding. A miss costs a prefix comparison; a wrong match is
+impossible by construction, which the property tests check against full decoding.
+"""
+
+from __future__ import annotations
+
+import json.decoder
+from collections.abc import Callable
+from typing import Any
+
+#: The C string decoder behind `json.loads` (typeshed does not declare it).
+scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+
+_ARGUMENTS_KEY = '"arguments":'
+#: Keys of a chunk the reader looks at; a varying final member may never be one of them.
+_READ_KEYS = frozenset({"choices", "usage", "error"})
+
+
+class FragmentTemplate:
+    """The envelope of one arguments-only chunk, with the fragment's string literal cut out."""
+
+    __slots__ = ("call_type", "prefix", "suffix", "varying_tail", "wire_index")
+
+    def __init__(
+        self, prefix: str, suffix: str, varying_tail: bool, wire_index: int, call_type: Any
+    ) -> None:
+        self.prefix = prefix
+        self.suffix = suffix
+        self.varying_tail = varying_tail
+        self.wire_index = wire_index
+        self.call_type = call_type
+
+    def match(self, text: str) -> str | None:
+        """The fragment `text` carries if it has this envelope, else None."""
+        if not text.startswith(self.prefix):
+            return None
+        try:
+            fragment, end = scanstring(text, len(self.prefix))
+        except ValueError:
+            return None
+        suffix = self.suffix
+        if not self.varying_tail:
+            return fragment if len(text) - end == len(suffix) and text.endswith(suffix) else None
+        if not text.startswith(suffix, end):
+            return None
+        try:
+            _ignored, tail_end = scanstring(text, end + len(suffix))
+        except ValueError:
+            return None
+        return fragment if tail_end == len(text) - 1 and text[-1] == "}" else None
+
+
+def learn(text: str, chunk: dict[str, Any]) -> FragmentTemplate | None:
+    """A template from a decoded chunk, if it carries nothing but one arguments fragment.
+
+    "Nothing but" is judged exactly as the chunk reader and the assembler's fast path read a
+    chunk, so feeding the fragment alone has the same effect as reading the whole chunk.
+    """
+    call = _only_fragment(chunk)
+    if call is None:
+        return None
+    # With no backslash outside the fragment, every key is written literally, so a single
+    # `"arguments"` in the text can only be the key of the fragment (checked once the split is
+    # known).
+    if text.count('"arguments"') != 1:
+        return None
+    start = text.find(_ARGUMENTS_KEY) + len(_ARGUMENTS_KEY)
+    if start < len(_ARGUMENTS_KEY):
+        return None
+    while text[start : start + 1] in (" ", "\t", "\n", "\r"):
+        start += 1
+    if text[start : start + 1] != '"':
+        return None
+    try:
+        fragment, end = scanstring(text, start + 1)
+    except ValueError:
+        return None
+    if fragment != call["function"]["arguments"]:
+        return None
+    prefix, suffix = text[: start + 1], text[end:]
+    if "\\" in prefix:
+        return None
+    tail = _varying_tail(suffix, chunk)
+    if tail is not None:
+        return FragmentTemplate(prefix, tail, True, call["index"], call.get("type"))
+    if "\\" in suffix:
+        return None
+    return FragmentTemplate(prefix, suffix, False, call["index"], call.get("type"))
+
+
+def _only_fragment(chunk: dict[str, Any]) -> dict[str, Any] | None:
+    if chunk.get("usage"):
+        return None
+    choices = chunk.get("choices")
+    if type(choices) is not list or len(choices) != 1:
+        return None
+    choice = choices[0]
+    if type(choice) is not dict or choice.get("index", 0) != 0:
+        return None
+    if choice.get("finish_reason") or choice.get("usage"):
+        return None
+    delta = choice.get("delta")
+    if type(delta) is not dict:
+        return None
+    if delta.get("content") or delta.get("reasoning_content") or delta.get("reasoning"):
+        return None
+    calls = delta.get("tool_calls")
+    if type(calls) is not list or len(calls) != 1 or type(calls[0]) is not dict:
+        return None
+    call: dict[str, Any] = calls[0]
+    function = call.get("function")
+    if type(call.get("index")) is not int or type(function) is not dict:
+        return None
+    if call.get("id") not in (None, "") or function.get("name") not in (None, ""):
+        return None
+    call_type = call.get("type")
+    if call_type is not None and type(call_type) is not str:
+        return None
+    if type(function.get("arguments")) is not str or not function["arguments"]:
+        return None
+    return call
+
+
+def _varying_tail(suffix: str, chunk: dict[str, Any]) -> str | None:
+    """The suffix up to the opening quote of a final string member the reader ignores, if any."""
+    last = next(reversed(chunk))
+    value = chunk[last]
+    if last in _READ_KEYS or type(value) is not str or not last.isidentifier():
+        return None
+    key = f'"{last}":"'
+    at = suffix.rfind(key)
+    if at <= 0 or "\\" in suffix[:at]:
+        return None
+    opening = at + len(key)
+    try:
+        found, end = scanstring(suffix, opening)
+    except ValueError:
+        return None
+    if found != value or end != len(suffix) - 1 or suffix[-1] != "}":
+        return None
+    return suffix[:opening]
