@@ -191,7 +191,7 @@ class Assembler:
             self._append(call, arguments)
         return call.index
 
-    def feed_fragment(self, wire_index: int, arguments: str, call_type: Any = None) -> int:
+    def _feed_fragment(self, wire_index: int, arguments: str, call_type: Any = None) -> int:
         """Take `{"index": wire_index, "type": call_type, "function": {"arguments": ...}}`.
 
         The same as `feed` of that delta, without building it: the chunk reader calls this for

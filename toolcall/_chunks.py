@@ -45,7 +45,7 @@ class ChunkReader:
         """Take the data payloads of consecutive SSE events."""
         loads = self.loads
         feed = self.assembler.feed
-        feed_fragment = self.assembler.feed_fragment
+        feed_fragment = self.assembler._feed_fragment
         content = self.content
         reasoning = self.reasoning
         templates = self.templates
