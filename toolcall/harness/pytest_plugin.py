@@ -38,6 +38,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_OUTCOMES] = []
+    provider = config.getoption("--provider")
+    scenario = config.getoption("--scenario")
+    if provider or scenario:
+        # Checked before collection, so a typo is one line of error, not a traceback.
+        try:
+            _suite(config).cells(provider, scenario)
+        except ProfileError as exc:
+            raise pytest.UsageError(str(exc)) from None
 
 
 def _suite(config: pytest.Config) -> Suite:
