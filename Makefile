@@ -4,9 +4,10 @@ SHELL := /bin/bash
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
+PEERS_STAMP := $(VENV)/.peers-stamp
 PYTEST_FILTERS := $(if $(PROVIDER),--provider $(PROVIDER)) $(if $(SCENARIO),--scenario $(SCENARIO))
 
-.PHONY: test conformance bench lint typecheck synthesize record drift scan clean
+.PHONY: test conformance matrix bench lint typecheck synthesize record drift scan clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,9 +25,23 @@ conformance: $(STAMP)
 	$(BIN)/python -m pytest -q tests/test_conformance.py $(PYTEST_FILTERS) \
 		--junitxml=reports/conformance.xml --conformance-report=reports/conformance.md
 
-## bench: end-to-end cost as a ratio to stdlib json.loads of the same chunks
-bench: $(STAMP)
-	$(BIN)/python benchmarks/bench.py
+# The peers (openai SDK, langchain-core, litellm) for `make matrix` and `make bench`. A peer that
+# cannot be installed is not fatal: both commands list it as unavailable, with the reason.
+$(PEERS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,fast,peers]' && touch $(PEERS_STAMP) \
+		|| echo "warning: the peers extra did not install; missing peers are listed as unavailable"
+
+## matrix: every assembler (ours, the peers, EXTERNAL='name=command') over every cassette
+matrix: $(PEERS_STAMP)
+	@mkdir -p reports
+	$(BIN)/toolcall matrix --markdown reports/matrix.md \
+		$(if $(PROVIDER),--provider $(PROVIDER)) $(if $(SCENARIO),--scenario $(SCENARIO)) \
+		$(if $(EXTERNAL),--external "$(EXTERNAL)")
+
+## bench: end-to-end cost as a ratio to stdlib json.loads of the same chunks, peers beside ours
+bench: $(PEERS_STAMP)
+	@mkdir -p reports
+	$(BIN)/python benchmarks/bench.py --markdown reports/bench.md
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

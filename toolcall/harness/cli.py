@@ -1,8 +1,10 @@
 """`toolcall`: the command line of the harness.
 
 The same checks the pytest suite runs, for users who want the matrix without pytest (another
-project's CI, a quick look after editing a profile). Exit codes: 0 all good, 1 a check failed or
-drift was found, 2 the invocation or the profiles were wrong.
+project's CI, a quick look after editing a profile), and `matrix`, which runs other assemblers
+over the same cassettes. Exit codes: 0 all good, 1 a check failed or drift was found (for
+`matrix`: the run broke or the reference failed; failing peers are data), 2 the invocation or the
+profiles were wrong.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from pathlib import Path
 
 from . import report
 from .checks import check_cell
+from .peers.external import DEFAULT_TIMEOUT
 from .profiles import ProfileError, Suite, load_suite
 
 
@@ -42,6 +45,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="skip providers whose key variable is unset, saying so (for scheduled CI)",
     )
 
+    mat = commands.add_parser(
+        "matrix", help="run every assembler (ours and its peers) over every cassette, side by side"
+    )
+    _filters(mat)
+    mat.add_argument(
+        "--implementation",
+        action="append",
+        metavar="NAME",
+        help="only this implementation (repeatable; default: all)",
+    )
+    mat.add_argument(
+        "--external",
+        action="append",
+        default=[],
+        metavar="NAME=COMMAND",
+        help="also run this program through the subprocess protocol (repeatable; see README)",
+    )
+    mat.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        help=f"seconds an external program gets per stream (default {DEFAULT_TIMEOUT:g})",
+    )
+    mat.add_argument("--markdown", type=Path, help="also write the matrix as Markdown here")
+
     scan = commands.add_parser("scan", help="look for secrets in cassettes (fails on a hit)")
     scan.add_argument("paths", type=Path, nargs="*", help="files or folders (default cassettes/)")
 
@@ -50,6 +78,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         suite = load_suite(args.root)
         if args.command == "conformance":
             return _conformance(suite, args.provider, args.scenario, args.markdown)
+        if args.command == "matrix":
+            return _matrix(suite, args)
         if args.command == "record":
             return _record(suite, args)
         if args.command == "scan":
@@ -74,6 +104,42 @@ def _conformance(
         markdown.parent.mkdir(parents=True, exist_ok=True)
         markdown.write_text(report.markdown(outcomes), encoding="utf-8")
     return 1 if any(o.status == "fail" for o in outcomes) else 0
+
+
+def _matrix(suite: Suite, args: argparse.Namespace) -> int:
+    """Peers that fail are data (exit 0); exit 1 only when the run broke or the reference failed."""
+    import os
+
+    from . import matrix, matrix_report
+    from .peers.external import SpecError, environment_specs
+
+    try:
+        implementations, unavailable = matrix.roster(
+            args.implementation,
+            [*environment_specs(os.environ), *args.external],
+            timeout=args.timeout,
+            cwd=suite.root,
+        )
+    except SpecError as exc:
+        print(f"toolcall: --external {exc}", file=sys.stderr)
+        return 2
+    except matrix.UnknownImplementation as exc:
+        print(f"toolcall: {exc}", file=sys.stderr)
+        return 2
+    try:
+        result = matrix.run(suite, implementations, provider=args.provider, scenario=args.scenario)
+    except matrix.MatrixError as exc:
+        print(f"toolcall: the matrix run broke: {exc}", file=sys.stderr)
+        return 1
+    result.unavailable.update(unavailable)
+    print(matrix_report.text(result))
+    if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(matrix_report.markdown(result), encoding="utf-8")
+    if result.reference_failed:
+        print("toolcall: the reference implementation failed a cell", file=sys.stderr)
+        return 1
+    return 0
 
 
 def _record(suite: Suite, args: argparse.Namespace) -> int:

@@ -1,0 +1,359 @@
+"""Other assemblers against the suite: the subprocess protocol, the adapters, and the verdicts.
+
+The example external assembler (`examples/external_assembler.py`) is run through the protocol
+exactly as `toolcall matrix --external` runs it, and its known bugs must show in the matrix: if
+the protocol or the judging broke, these tests fail.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+
+import toolcall
+from toolcall.harness import matrix, matrix_report, streams
+from toolcall.harness.cassettes import cassette_path, load, response_body
+from toolcall.harness.cli import main
+from toolcall.harness.peers import Assembled, Call, Implementation
+from toolcall.harness.peers.external import (
+    Crashed,
+    External,
+    SpecError,
+    environment_specs,
+    parse_spec,
+    read_document,
+)
+from toolcall.harness.peers.installed import require
+from toolcall.harness.peers.reference import Reference, sse_body
+from toolcall.harness.profiles import load_suite
+from toolcall.harness.verdict import PASS, Expected, judge
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "external_assembler.py"
+NAIVE = f"naive={shlex.quote(sys.executable)} {shlex.quote(str(EXAMPLE))}"
+
+
+def _chunks(provider: str, scenario: str) -> list[streams.Chunk]:
+    path = cassette_path(ROOT / "cassettes", provider, scenario)
+    return streams.decode(response_body(load(path)))
+
+
+def _python(code: str) -> list[str]:
+    return [sys.executable, "-c", code]
+
+
+def _failures(result: matrix.Matrix, name: str) -> dict[str, str]:
+    return {
+        f"{r.provider}/{r.scenario}": r.verdict.label
+        for r in result.results
+        if r.implementation == name and not r.verdict.passed
+    }
+
+
+def _run(names: list[str], externals: list[str], provider: str) -> matrix.Matrix:
+    suite = load_suite(ROOT)
+    implementations, unavailable = matrix.roster(names, externals, timeout=20, cwd=ROOT)
+    result = matrix.run(suite, implementations, provider=provider)
+    result.unavailable.update(unavailable)
+    return result
+
+
+# The subprocess protocol, through the example in the README.
+
+
+@pytest.mark.parametrize(
+    ("provider", "failures"),
+    [
+        ("gemini", {"gemini/parallel_calls": "merged calls"}),
+        ("openai", {"openai/long_arguments_truncated": "truncated arguments passed as valid"}),
+    ],
+)
+def test_example_external_assembler_shows_its_real_bugs(
+    provider: str, failures: dict[str, str]
+) -> None:
+    result = _run(["toolcall", "naive"], [NAIVE], provider)
+    assert _failures(result, "naive") == failures
+    assert _failures(result, "toolcall") == {}
+    assert not result.reference_failed
+    merged = [r for r in result.results if r.verdict.label == "merged calls"]
+    for r in merged:
+        assert '{"city":"Tokyo","unit":"celsius"}{"city":"Paris"' in r.verdict.reason
+
+
+def test_external_reads_one_json_chunk_per_line() -> None:
+    chunks = _chunks("qwen", "parallel_calls")
+    echo = "import sys, json; lines = sys.stdin.read().splitlines(); " + (
+        "print(json.dumps({'error': json.dumps([json.loads(l) for l in lines])}))"
+    )
+    answer = External("echo", _python(echo)).assemble(chunks, {})
+    assert answer.error is not None
+    assert json.loads(answer.error) == chunks
+
+
+def test_external_document_becomes_calls() -> None:
+    document = {
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+        ]
+    }
+    assert read_document(document) == Assembled(calls=(Call("c1", "f", "{}"),))
+    assert read_document({"error": "cut off"}) == Assembled(error="cut off")
+
+
+@pytest.mark.parametrize(
+    ("code", "reason"),
+    [
+        (
+            "import sys; print('working', file=sys.stderr); print('ValueError: boom', "
+            "file=sys.stderr); sys.exit(3)",
+            "crash: exit status 3: ValueError: boom",
+        ),
+        ("print('not json')", "crash: standard output is not one JSON document: 'not json'"),
+        ("print('[]')", "crash: the output document is not a JSON object"),
+        ("print('{}')", 'crash: the output document has neither "tool_calls"'),
+        (
+            'print(\'{"tool_calls": [{"id": 1, "function": {"name": "f"}}]}\')',
+            "crash: tool_calls[0]: id, name and arguments must be strings",
+        ),
+        ("import time; time.sleep(5)", "crash: timed out after 0.5 s"),
+    ],
+)
+def test_external_protocol_breaks_are_crashes(code: str, reason: str) -> None:
+    with pytest.raises(Crashed) as raised:
+        External("broken", _python(code), timeout=0.5).assemble(_chunks("openai", "text_only"), {})
+    verdict = judge(Expected(), raised.value)
+    assert verdict.label == "crash"
+    assert verdict.reason.startswith(reason)
+
+
+def test_external_missing_program_is_a_crash() -> None:
+    with pytest.raises(Crashed, match="cannot start"):
+        External("gone", ["/nonexistent/assembler"]).assemble([], {})
+
+
+def test_external_specs_from_flag_and_environment() -> None:
+    assert parse_spec("go=go run ./cmd/assemble -v") == (
+        "go",
+        ["go", "run", "./cmd/assemble", "-v"],
+    )
+    for bad in ("no-equals", "=cmd", "name=", "name='unclosed"):
+        with pytest.raises(SpecError):
+            parse_spec(bad)
+    environ = {"TOOLCALL_EXTERNAL": "a=run a\n\n  b=run b  \n"}
+    assert environment_specs(environ) == ["a=run a", "b=run b"]
+    assert environment_specs({}) == []
+
+
+# The matrix command.
+
+
+def test_matrix_command_writes_markdown_and_exits_zero_when_peers_fail(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "matrix.md"
+    args = ["--root", str(ROOT), "matrix", "--provider", "gemini", "--external", NAIVE]
+    code = main(
+        [
+            *args,
+            "--implementation",
+            "toolcall",
+            "--implementation",
+            "naive",
+            "--markdown",
+            str(report),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "FAIL naive gemini/parallel_calls: merged calls" in out
+    assert "passed: toolcall 5/5, naive 4/5" in out
+    text = report.read_text(encoding="utf-8")
+    assert "| gemini | parallel_calls | pass | **merged calls** |" in text
+    assert "## Not applicable" in text
+
+
+def test_matrix_command_rejects_unknown_implementation_and_bad_spec(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["--root", str(ROOT), "matrix", "--implementation", "nope"]) == 2
+    assert "unknown implementation(s) ['nope']" in capsys.readouterr().err
+    assert main(["--root", str(ROOT), "matrix", "--external", "broken"]) == 2
+
+
+def test_truncated_scenario_filter_selects_only_the_variants() -> None:
+    suite = load_suite(ROOT)
+    result = matrix.run(suite, [Reference()], scenario=streams.TRUNCATED)
+    cut = {r.provider for r in result.results}
+    whole = {p for p, s, _why in result.not_applicable if s == streams.TRUNCATED}
+    assert cut == {"openai", "deepseek", "kimi", "qwen", "doubao"}
+    assert whole == {"glm", "grok", "gemini"}
+    assert all(r.verdict.passed for r in result.results)
+
+
+def test_unavailable_implementation_is_listed_not_fatal(monkeypatch: pytest.MonkeyPatch) -> None:
+    def missing() -> Implementation:
+        require("toolcall_no_such_peer", "toolcall-no-such-peer")
+        raise AssertionError("unreachable")
+
+    monkeypatch.setattr(matrix, "builtin", lambda: {"toolcall": Reference, "ghost": missing})
+    implementations, unavailable = matrix.roster(None, [], timeout=1)
+    assert [i.name for i in implementations] == ["toolcall"]
+    assert unavailable["ghost"].startswith("ModuleNotFoundError: No module named")
+    result = matrix.run(load_suite(ROOT), implementations, provider="glm", scenario="single_call")
+    result.unavailable.update(unavailable)
+    assert "not available: ghost: ModuleNotFoundError" in matrix_report.text(result)
+    with pytest.raises(matrix.UnknownImplementation):
+        matrix.roster(["ghost", "other"], [], timeout=1)
+    with pytest.raises(matrix.UnknownImplementation, match="already taken"):
+        matrix.roster(None, ["toolcall=true"], timeout=1)
+
+
+# The truncated variant.
+
+
+def test_truncated_variant_keeps_the_envelope_and_the_reference_refuses_it() -> None:
+    chunks = _chunks("openai", "long_arguments")
+    cut = streams.truncate(chunks)
+    assert cut is not None
+    finish = cut[-2]
+    assert list(finish) == list(chunks[-2])
+    assert finish["choices"][0] == {
+        "index": 0,
+        "delta": {},
+        "logprobs": None,
+        "finish_reason": "length",
+    }
+    assert cut[-1] == chunks[-1]  # the usage-only chunk follows, as the provider sends it
+    assert len(chunks) // 3 < len(cut) < len(chunks) * 2 // 3
+    with pytest.raises(toolcall.TruncatedError):
+        toolcall.assemble(sse_body(cut))
+    assert streams.truncate(_chunks("glm", "long_arguments")) is None
+
+
+# Verdicts, on answers made by hand.
+
+
+CALL = Call("call_1", "get_weather", '{"city": "Paris"}')
+EXPECTED = Expected(calls=(CALL,), arguments=({"city": "Paris"},))
+
+
+@pytest.mark.parametrize(
+    ("answer", "label"),
+    [
+        (Assembled(calls=(CALL,)), PASS),
+        (Assembled(calls=(Call("call_1", "get_weather", '{ "city":"Paris" }'),)), PASS),
+        (
+            Assembled(calls=(Call("call_1", "get_weatherget_weather", CALL.arguments),)),
+            "doubled name",
+        ),
+        (Assembled(calls=(Call("call_1", "weather", CALL.arguments),)), "wrong name"),
+        (Assembled(calls=(Call("call_1call_1", "get_weather", CALL.arguments),)), "wrong id"),
+        (
+            Assembled(calls=(Call("call_1", "get_weather", '{"city": "Pa'),)),
+            "invalid JSON arguments",
+        ),
+        (Assembled(calls=(Call("call_1", "get_weather", '{"city": "Rome"}'),)), "arguments differ"),
+        (Assembled(calls=(CALL, CALL)), "wrong number of calls"),
+        (Assembled(), "wrong number of calls"),
+        (Assembled(calls=(Call("call_1", "get_weather", '{"a": 1}{"b": 2}'),)), "merged calls"),
+        (Assembled(error="TruncatedError: cut"), "rejected a valid stream"),
+        (Assembled(calls=(CALL,), error="invalid_tool_calls: ?"), "rejected a valid stream"),
+    ],
+)
+def test_verdict_names_the_bug(answer: Assembled, label: str) -> None:
+    assert judge(EXPECTED, answer).label == label
+
+
+def test_arguments_differ_names_the_path() -> None:
+    got = Call("call_1", "get_weather", '{"city": "Paris", "days": 1.0}')
+    want = Expected(calls=(got,), arguments=({"city": "Paris", "days": 1},))
+    assert judge(want, Assembled(calls=(got,))).reason.endswith("at $.days")
+
+
+def test_truncated_stream_must_be_reported() -> None:
+    cut = Expected(truncated=True)
+    assert judge(cut, Assembled(error="LengthFinishReasonError")).passed
+    assert judge(cut, Assembled(calls=(CALL,), error="invalid_tool_calls: x")).passed
+    passed_on = judge(cut, Assembled(calls=(Call("c", "f", '{"a": "b'),)))
+    assert passed_on.label == "truncated arguments passed as valid"
+    assert passed_on.reason.endswith("are cut JSON text")
+    shorter = judge(cut, Assembled(calls=(Call("c", "f", '{"a": "b"}'),)))
+    assert shorter.reason.endswith("parse as a shorter object")
+    assert judge(cut, Assembled()).label == "truncated call dropped"
+
+
+def test_crash_names_the_exception_and_its_cause() -> None:
+    try:
+        try:
+            {}["index"]
+        except KeyError:
+            raise RuntimeError("Error building chunks") from None
+    except RuntimeError as exc:
+        assert judge(EXPECTED, exc).reason == "crash: RuntimeError: Error building chunks"
+    try:
+        try:
+            {}["index"]
+        except KeyError:
+            raise RuntimeError("Error building chunks")  # noqa: B904 (a wrapper, as peers do)
+    except RuntimeError as exc:
+        assert judge(EXPECTED, exc).reason == (
+            "crash: RuntimeError: Error building chunks (from KeyError: 'index')"
+        )
+
+
+def test_expect_schema_is_applied_to_the_peer_calls() -> None:
+    schema = {
+        "type": "object",
+        "properties": {
+            "tool_calls": {"items": {"properties": {"id": {"pattern": "^call_"}}}},
+        },
+    }
+    odd = Call("fc_1", "get_weather", CALL.arguments)
+    expected = Expected(calls=(odd,), arguments=({"city": "Paris"},), schema=schema)
+    verdict = judge(expected, Assembled(calls=(odd,)))
+    assert verdict.label == "expect schema"
+    assert "$.tool_calls[0].id" in verdict.reason
+
+
+# In-process adapters; each runs where its package is installed (the `peers` extra).
+
+
+def test_openai_sdk_adapter_matches_on_openai_and_reports_the_cut() -> None:
+    pytest.importorskip("openai")
+    result = _run(["openai-sdk"], [], "openai")
+    assert _failures(result, "openai-sdk") == {}
+    cut = [r for r in result.results if r.scenario == streams.TRUNCATED]
+    assert len(cut) == 1 and cut[0].verdict.passed
+
+
+def test_openai_sdk_adapter_is_fed_sdk_chunk_objects() -> None:
+    pytest.importorskip("openai")
+    from toolcall.harness.peers.openai_stream import OpenAIStreamState
+
+    chunks = _chunks("deepseek", "parallel_calls")
+    answer = OpenAIStreamState().assemble(chunks, {"tools": []})
+    turn = toolcall.assemble(sse_body(chunks))
+    assert [c.arguments for c in answer.calls] == [c.function.arguments for c in turn.tool_calls]
+
+
+def test_langchain_adapter_shows_partial_parsing_of_a_cut_call() -> None:
+    pytest.importorskip("langchain_core")
+    result = _run(["langchain-core"], [], "qwen")
+    assert _failures(result, "langchain-core") == {
+        "qwen/long_arguments_truncated": "truncated arguments passed as valid"
+    }
+
+
+def test_litellm_adapter_merges_calls_without_index() -> None:
+    pytest.importorskip("litellm")
+    result = _run(["litellm"], [], "gemini")
+    assert _failures(result, "litellm") == {"gemini/parallel_calls": "merged calls"}
+
+
+def test_readme_shows_the_example_that_the_tests_run() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert EXAMPLE.read_text(encoding="utf-8").rstrip("\n") in readme

@@ -1,0 +1,191 @@
+"""Every implementation over every cassette: the implementation x provider x scenario matrix.
+
+Each applicable cassette is replayed once (through vcrpy and httpx, like the conformance suite, so
+a stale cassette stops the run instead of being compared), decoded into chunks, and handed to each
+implementation in turn; the reference library's own turn for the same bytes is the expectation
+(see `verdict`). A peer that crashes or answers wrongly is a finding in the table, never an error
+of the run. The run itself is broken only when a cassette cannot be replayed or the reference
+cannot make the expectation, because then no column can be judged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import toolcall
+
+from . import streams
+from .cassettes import cassette_path
+from .checks import conformance_document
+from .peers import Call, Factory, Implementation, Unavailable, builtin
+from .peers.external import External, parse_spec
+from .peers.reference import Reference, sse_body
+from .profiles import Suite
+from .replay import ReplayError, no_network, replay
+from .verdict import Expected, Verdict, judge
+
+REFERENCE = Reference.name
+
+
+class MatrixError(Exception):
+    """The run cannot judge anything: a cassette failed to replay or the reference failed."""
+
+
+class UnknownImplementation(ValueError):
+    """An implementation name that is not known, or an external one that would shadow another."""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One stream to assemble: a provider's cassette for a scenario, or its truncated variant."""
+
+    provider: str
+    scenario: str
+    chunks: list[streams.Chunk]
+    request: dict[str, Any]
+    expected: Expected
+
+
+@dataclass(frozen=True)
+class Result:
+    implementation: str
+    provider: str
+    scenario: str
+    verdict: Verdict
+
+
+@dataclass
+class Matrix:
+    """Everything a report shows: who ran, who could not, every verdict, and the n/a cells."""
+
+    implementations: list[tuple[str, str]] = field(default_factory=list)  # (name, version)
+    unavailable: dict[str, str] = field(default_factory=dict)
+    results: list[Result] = field(default_factory=list)
+    not_applicable: list[tuple[str, str, str]] = field(default_factory=list)
+
+    @property
+    def reference_failed(self) -> bool:
+        return any(r.implementation == REFERENCE and not r.verdict.passed for r in self.results)
+
+
+def roster(
+    names: Sequence[str] | None,
+    externals: Sequence[str],
+    *,
+    timeout: float,
+    cwd: Path | None = None,
+) -> tuple[list[Implementation], dict[str, str]]:
+    """The implementations to run (in-process ones first, then external programs) and the ones
+    that cannot run here, with why. An unknown name is an error naming the known ones."""
+    factories: dict[str, Factory] = builtin()
+    for spec in externals:
+        name, command = parse_spec(spec)
+        if name in factories:
+            raise UnknownImplementation(f"--external {name}=...: {name!r} is already taken")
+        factories[name] = _external_factory(name, command, timeout, cwd)
+    selected = list(dict.fromkeys(names)) if names else list(factories)
+    unknown = [name for name in selected if name not in factories]
+    if unknown:
+        raise UnknownImplementation(
+            f"unknown implementation(s) {unknown}; known: {list(factories)} "
+            "(add another with --external NAME=COMMAND)"
+        )
+    available: list[Implementation] = []
+    unavailable: dict[str, str] = {}
+    for name in selected:
+        try:
+            available.append(factories[name]())
+        except Unavailable as exc:
+            unavailable[name] = str(exc)
+    return available, unavailable
+
+
+def run(
+    suite: Suite,
+    implementations: Sequence[Implementation],
+    *,
+    provider: str | None = None,
+    scenario: str | None = None,
+) -> Matrix:
+    """Judge every implementation on every case the filters select."""
+    matrix = Matrix(implementations=[(i.name, i.version) for i in implementations])
+    for case in cases(suite, matrix, provider=provider, scenario=scenario):
+        for implementation in implementations:
+            answer: Any
+            try:
+                with no_network():
+                    answer = implementation.assemble(case.chunks, case.request)
+            except Exception as exc:
+                answer = exc
+            verdict = judge(case.expected, answer)
+            matrix.results.append(
+                Result(implementation.name, case.provider, case.scenario, verdict)
+            )
+    return matrix
+
+
+def cases(
+    suite: Suite, matrix: Matrix, *, provider: str | None, scenario: str | None
+) -> Iterator[Case]:
+    """The cases in file order, each truncated variant right after the cassette it is cut from.
+
+    Cells that do not apply are recorded in `matrix.not_applicable` with their reason.
+    """
+    truncated_only = scenario == streams.TRUNCATED
+    selected = streams.TRUNCATED_FROM if truncated_only else scenario
+    for p, s, cell in suite.cells(provider, selected):
+        if cell.not_applicable:
+            matrix.not_applicable.append((p.key, s.name, cell.not_applicable))
+            continue
+        request = suite.request_body(p, cell)
+        path = cassette_path(suite.cassettes, p.key, s.name)
+        try:
+            body = replay(path, p.base_url, request).body
+        except ReplayError as exc:
+            raise MatrixError(f"{cell.id}: {exc}") from None
+        chunks = streams.decode(body)
+        if not truncated_only:
+            yield Case(p.key, s.name, chunks, request, _expected(cell.id, body, s.expect))
+        wants_variant = scenario is None or truncated_only
+        if s.name == streams.TRUNCATED_FROM and wants_variant:
+            cut = streams.truncate(chunks)
+            if cut is None:
+                reason = "the arguments arrive in one chunk: there is nothing to cut"
+                matrix.not_applicable.append((p.key, streams.TRUNCATED, reason))
+                continue
+            _check_reference_refuses(f"{p.key}/{streams.TRUNCATED}", cut)
+            yield Case(p.key, streams.TRUNCATED, cut, request, Expected(truncated=True))
+
+
+def _expected(where: str, body: bytes, schema: dict[str, Any]) -> Expected:
+    try:
+        turn = toolcall.assemble(body)
+    except toolcall.ToolCallError as exc:
+        raise MatrixError(f"{where}: the reference cannot assemble the cassette: {exc}") from None
+    return Expected(
+        calls=tuple(Call(c.id, c.function.name, c.function.arguments) for c in turn.tool_calls),
+        arguments=turn.arguments,
+        document=conformance_document(turn),
+        schema=schema,
+    )
+
+
+def _check_reference_refuses(where: str, chunks: list[streams.Chunk]) -> None:
+    """A cut stream must raise TruncatedError in the reference, or the variant is not a cut."""
+    try:
+        toolcall.assemble(sse_body(chunks))
+    except toolcall.TruncatedError:
+        return
+    except toolcall.ToolCallError as exc:
+        raise MatrixError(f"{where}: the reference raised {type(exc).__name__}: {exc}") from None
+    raise MatrixError(f"{where}: the reference accepted the cut stream")
+
+
+def _external_factory(name: str, command: list[str], timeout: float, cwd: Path | None) -> Factory:
+    def make() -> Implementation:
+        return External(name, command, timeout=timeout, cwd=cwd)
+
+    return make
