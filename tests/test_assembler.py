@@ -640,3 +640,32 @@ def test_many_small_fragments_assemble_a_long_buffer() -> None:
     [result] = a.complete()
     assert result.function.arguments == text
     assert a.diagnostics == []
+
+
+def test_the_openai_sdks_own_delta_objects_are_fed_as_they_are() -> None:
+    """Users of the openai SDK hand over `chunk.choices[0].delta.tool_calls` elements unchanged.
+
+    The SDK parses each chunk into `ChoiceDeltaToolCall` objects whose absent fields are None
+    (DESIGN.md section 2: no conversion step for the caller).
+    """
+    sdk = pytest.importorskip("openai.types.chat.chat_completion_chunk")
+    delta, function = sdk.ChoiceDeltaToolCall, sdk.ChoiceDeltaToolCallFunction
+    assembler = Assembler()
+    assembler.feed(delta(index=0, id="call_a", type="function", function=function(name="add")))
+    assembler.feed(delta(index=1, id="call_b", type="function", function=function(name="mul")))
+    for index, piece in [(0, '{"a":'), (1, '{"b":'), (0, " 1}"), (1, " 2}")]:
+        assembler.feed(delta(index=index, function=function(arguments=piece)))
+    assert [c.to_dict() for c in assembler.complete()] == [
+        {
+            "index": 0,
+            "id": "call_a",
+            "type": "function",
+            "function": {"name": "add", "arguments": '{"a": 1}'},
+        },
+        {
+            "index": 1,
+            "id": "call_b",
+            "type": "function",
+            "function": {"name": "mul", "arguments": '{"b": 2}'},
+        },
+    ]
