@@ -444,13 +444,16 @@ def test_doubao_two_calls_in_one_tool_calls_array() -> None:
 
 def test_empty_metadata_delta_before_any_call_opens_nothing() -> None:
     """Gemini may send a metadata-only delta (FACTS §8); it must not shift the first call's
-    index or open a phantom call ("all-empty deltas change nothing", DESIGN.md §2)."""
+    index or open a phantom call ("all-empty deltas change nothing", DESIGN.md §2), and its
+    thought signature, which the next request must carry back, joins the call that follows."""
     a = Assembler()
     assert a.feed({"extra_content": {"google": {"thought_signature": "sig"}}}) == 0
     assert a.feed({"function": {}}) == 0
     assert a.pending() == 0
     a.feed(tc(id="", type="function", name="glob", arguments="{}"))
-    assert a.complete() == [call(0, "", "glob", "{}")]
+    (only,) = a.complete()
+    assert only.function == ToolCallFunction("glob", "{}") and only.index == 0
+    assert only.extra_content == {"google": {"thought_signature": "sig"}}
     assert codes(a) == [("index_absent", 0)]
 
 

@@ -567,3 +567,42 @@ def test_assemble_async_rejects_non_bytes_pieces() -> None:
 
     with pytest.raises(UsageError):
         asyncio.run(toolcall.assemble_async(pieces()))
+
+
+def test_gemini_thought_signatures_stay_with_their_calls() -> None:
+    """Gemini 3 attaches `extra_content.google.thought_signature` to each call, sometimes in a
+    metadata-only delta, and answers 400 on the next turn without it (FACTS.md §8;
+    litellm#16895). Two no-index parallel calls keep their own signatures; a call without one has
+    none; `to_dict()` carries it only where it exists.
+    """
+
+    def call(name: str, arguments: str, signature: str | None) -> dict[str, Any]:
+        out: dict[str, Any] = {"function": {"arguments": arguments, "name": name}, "id": ""}
+        if signature:
+            out["extra_content"] = {"google": {"thought_signature": signature}}
+        out["type"] = "function"
+        return out
+
+    body = sse(
+        chunk(calls_delta(call("get_weather", '{"city":"Oslo"}', "sig-A"))),
+        chunk(calls_delta(call("get_weather", '{"city":"Rome"}', None))),
+        chunk(calls_delta({"extra_content": {"google": {"thought_signature": "sig-B"}}})),
+        chunk(calls_delta(call("get_time", '{"tz":"UTC"}', None)), finish="stop"),
+    )
+    turn = toolcall.assemble(body)
+    signatures = [c.extra_content for c in turn.tool_calls]
+    assert signatures == [
+        {"google": {"thought_signature": "sig-A"}},
+        {"google": {"thought_signature": "sig-B"}},
+        None,
+    ]
+    assert turn.to_dict()["tool_calls"][0]["extra_content"] == signatures[0]
+    assert "extra_content" not in turn.to_dict()["tool_calls"][2]
+    assert [a["city"] for a in turn.arguments[:2]] == ["Oslo", "Rome"]
+
+
+def test_extra_content_that_is_not_an_object_is_a_stream_error() -> None:
+    head = tc(0, "call_1", "f", "{}")
+    head["extra_content"] = "sig"
+    with pytest.raises(toolcall.StreamError, match="extra_content must be an object"):
+        toolcall.assemble(sse(chunk(calls_delta(head)), chunk(finish="tool_calls")))

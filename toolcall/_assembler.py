@@ -39,6 +39,7 @@ class _Call:
 
     __slots__ = (
         "chars_since_resend",
+        "extra_content",
         "id",
         "index",
         "name",
@@ -55,6 +56,7 @@ class _Call:
         self.parts: list[str] = []
         self.chars_since_resend = 0
         self.resend_at: list[int] = []
+        self.extra_content: dict[str, Any] | None = None
 
 
 class Assembler:
@@ -85,6 +87,7 @@ class Assembler:
         self._by_id: dict[str, _Call] = {}
         self._next_index = 0
         self._used_indices: set[int] = set()
+        self._pending_extra: dict[str, Any] | None = None
         self._argument_chars = 0
         self._diagnostics: list[Diagnostic] = []
         self._seen_codes: set[tuple[str, int]] = set()
@@ -104,6 +107,7 @@ class Assembler:
             raw_index = delta.get("index")
             call_id = delta.get("id")
             call_type = delta.get("type")
+            extra = delta.get("extra_content")
             function = delta.get("function")
             if function is not None and type(function) is not dict:
                 if isinstance(function, Mapping):
@@ -118,12 +122,13 @@ class Assembler:
             raw_index = delta.index
             call_id = delta.id
             call_type = delta.type
+            extra = delta.extra_content
             name = delta.function.name
             arguments = delta.function.arguments
         elif isinstance(delta, Mapping):
             return self.feed(dict(delta))
         else:
-            raw_index, call_id, call_type, name, arguments = _read_attributes(delta)
+            raw_index, call_id, call_type, name, arguments, extra = _read_attributes(delta)
 
         # The common case by far: an arguments fragment for a call already open at this index.
         if (
@@ -131,6 +136,7 @@ class Assembler:
             and (call_id is None or call_id == "")
             and (name is None or name == "")
             and type(arguments) is str
+            and extra is None
         ):
             call = self._by_wire_index.get(raw_index)
             if call is not None:
@@ -150,8 +156,10 @@ class Assembler:
             and (arguments is None or arguments == "")
             and not self._calls
         ):
-            # Nothing to route and nothing to keep (a metadata-only or all-empty delta before
-            # any call): opening a call here would shift the index of the first real call.
+            # Nothing to route (an all-empty or metadata-only delta before any call): opening a
+            # call here would shift the index of the first real call. Metadata waits for it.
+            if extra:
+                self._pending_extra = _merged(self._pending_extra, _checked_extra(extra, None))
             return self._next_index
         call = self._route(index, call_id, name)
         if call_id and not call.id:
@@ -159,6 +167,10 @@ class Assembler:
             self._by_id[call_id] = call
         if call_type and not call.type:
             call.type = _checked_str(call_type, "type", call.index)
+        if self._pending_extra is not None:
+            call.extra_content, self._pending_extra = self._pending_extra, None
+        if extra:
+            call.extra_content = _merged(call.extra_content, _checked_extra(extra, call.index))
         if name:
             if not call.name:
                 call.name = name
@@ -217,7 +229,8 @@ class Assembler:
         for call in sorted(self._calls, key=lambda c: c.index):
             if call.name:
                 function = ToolCallFunction(call.name, self._arguments_of(call))
-                out.append(ToolCall(call.index, call.id, call.type or "function", function))
+                kind = call.type or "function"
+                out.append(ToolCall(call.index, call.id, kind, function, call.extra_content))
         return out
 
     def nameless(self) -> list[tuple[int, str]]:
@@ -323,7 +336,7 @@ class Assembler:
             self._diagnostics.append(Diagnostic(code, message, index))
 
 
-def _read_attributes(delta: object) -> tuple[Any, Any, Any, Any, Any]:
+def _read_attributes(delta: object) -> tuple[Any, Any, Any, Any, Any, Any]:
     """Read a delta-shaped object (the openai SDK's `ChoiceDeltaToolCall`, for one)."""
     # str, list and tuple have an `index` method: they are not delta-shaped objects.
     if isinstance(delta, (Sequence, bytes, bytearray, memoryview)) or (
@@ -345,7 +358,28 @@ def _read_attributes(delta: object) -> tuple[Any, Any, Any, Any, Any]:
         getattr(delta, "type", None),
         name,
         arguments,
+        getattr(delta, "extra_content", None),
     )
+
+
+def _checked_extra(extra: Any, index: int | None) -> dict[str, Any]:
+    if not isinstance(extra, Mapping):
+        raise StreamError(f"extra_content must be an object, got {extra!r:.60}", index=index)
+    return dict(extra)
+
+
+def _merged(held: dict[str, Any] | None, new: dict[str, Any]) -> dict[str, Any]:
+    """`new` merged into `held`, objects key by key: a signature sent alone joins its call."""
+    if held is None:
+        return new
+    out = dict(held)
+    for key, value in new.items():
+        old = out.get(key)
+        if isinstance(old, dict) and isinstance(value, Mapping):
+            out[key] = _merged(old, dict(value))
+        else:
+            out[key] = value
+    return out
 
 
 def _checked_index(raw: Any) -> int | None:

@@ -127,6 +127,8 @@ def _only_fragment(chunk: dict[str, Any]) -> dict[str, Any] | None:
         return None
     if call.get("id") not in (None, "") or function.get("name") not in (None, ""):
         return None
+    if call.get("extra_content") is not None:
+        return None
     call_type = call.get("type")
     if call_type is not None and type(call_type) is not str:
         return None

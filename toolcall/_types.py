@@ -49,6 +49,8 @@ class Delta:
     id: str = ""
     type: str = ""
     function: ToolCallFunction = field(default_factory=ToolCallFunction)
+    #: Provider metadata riding on the call (Gemini 3's `google.thought_signature`).
+    extra_content: dict[str, Any] | None = field(default=None, hash=False)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Delta:
@@ -67,6 +69,7 @@ class Delta:
             id=call_id,
             type=call_type,
             function=ToolCallFunction.from_dict(function),
+            extra_content=_extra_content(data),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -81,6 +84,8 @@ class Delta:
         function = {k: v for k, v in self.function.to_dict().items() if v}
         if function:
             out["function"] = function
+        if self.extra_content:
+            out["extra_content"] = self.extra_content
         return out
 
 
@@ -92,6 +97,10 @@ class ToolCall:
     id: str
     type: str
     function: ToolCallFunction
+    #: Provider metadata the next request must carry back with the call: Gemini 3 answers 400
+    #: ("Function call is missing a thought_signature") without `google.thought_signature`.
+    #: None for every provider that sends none; absent from `to_dict()` then, as in Go.
+    extra_content: dict[str, Any] | None = field(default=None, hash=False)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> ToolCall:
@@ -104,12 +113,25 @@ class ToolCall:
             id=str(data.get("id") or ""),
             type=str(data.get("type") or "function"),
             function=ToolCallFunction.from_dict(function),
+            extra_content=_extra_content(data),
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "index": self.index,
             "id": self.id,
             "type": self.type,
             "function": self.function.to_dict(),
         }
+        if self.extra_content is not None:
+            out["extra_content"] = self.extra_content
+        return out
+
+
+def _extra_content(data: Mapping[str, Any]) -> dict[str, Any] | None:
+    extra = data.get("extra_content")
+    if extra is None:
+        return None
+    if not isinstance(extra, Mapping):
+        raise StreamError("extra_content must be an object")
+    return dict(extra)

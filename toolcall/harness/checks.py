@@ -138,9 +138,9 @@ def conformance_document(turn: Turn) -> dict[str, Any]:
     """What a scenario's `expect` schema validates: the turn with arguments parsed."""
     calls = []
     for call, arguments in zip(turn.tool_calls, turn.arguments, strict=False):
-        entry = call.to_dict()
-        entry["function"]["arguments"] = arguments
-        calls.append(entry)
+        # Provider metadata (extra_content) is not part of what a scenario expects.
+        function = {"name": call.function.name, "arguments": arguments}
+        calls.append({"index": call.index, "id": call.id, "type": call.type, "function": function})
     return {
         "tool_calls": calls,
         "finish_reason": turn.finish_reason,
