@@ -1,4 +1,4 @@
-"""The conformance suite: one test per provider x scenario, generated from providers.yaml."""
+"""The conformance suite: one test per provider x scenario and one per published recording."""
 
 from __future__ import annotations
 
@@ -11,3 +11,7 @@ def test_cassette(conformance_outcome: Outcome) -> None:
     if conformance_outcome.status == "n/a":
         pytest.skip(f"not applicable: {conformance_outcome.note}")
     assert conformance_outcome.status == "pass", conformance_outcome.report()
+
+
+def test_published_recording(recording_outcome: Outcome) -> None:
+    assert recording_outcome.status == "pass", recording_outcome.report()

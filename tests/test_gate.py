@@ -82,7 +82,7 @@ def test_a_changed_request_no_longer_replays(suite_copy: Path) -> None:
     ("old", "new", "where"),
     [
         ("    key_env: XAI_API_KEY", "    key_env: xai key", "providers.grok.key_env"),
-        ("      arguments: whole", "      arguments: chunky", "quirks.arguments"),
+        ("arguments: {value: whole,", "arguments: {value: chunky,", "quirks.arguments.value"),
         ("version: 1", "version: 7", "version"),
     ],
 )

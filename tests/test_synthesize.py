@@ -116,13 +116,15 @@ def test_fingerprint_matches_declared_quirks(provider: Provider, cell: Cell) -> 
 @pytest.mark.parametrize(("provider", "cell"), SYNTHESIZED, ids=cell_ids(SYNTHESIZED))
 def test_committed_cassette_is_current(provider: Provider, cell: Cell, tmp_path: Path) -> None:
     committed = cassettes.cassette_path(SUITE.cassettes, provider.key, cell.scenario)
-    assert committed.is_file(), f"{committed} is missing: run python -m toolcall.harness.synthesize"
+    command = f"make synthesize PROVIDER={provider.key} SCENARIO={cell.scenario}"
+    assert committed.is_file(), f"{committed} is missing: run {command}"
+    if cassettes.evidence_kind(committed) != "synthesized":
+        pytest.skip(f"{committed.name} is {cassettes.evidence_kind(committed)} evidence")
     scratch = dataclasses.replace(SUITE, root=tmp_path)
     (fresh,) = synthesize(scratch, provider.key, cell.scenario)
     assert fresh.read_bytes() == committed.read_bytes(), (
         f"{committed.relative_to(ROOT)} differs from what synthesize writes now (hand edit or "
-        "stale after a providers.yaml/scenarios.yaml change): run python -m "
-        "toolcall.harness.synthesize"
+        f"stale after a providers.yaml/scenarios.yaml change): run {command}"
     )
 
 

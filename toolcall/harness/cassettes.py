@@ -135,3 +135,20 @@ def response_body(cassette: dict[str, Any]) -> bytes:
     """The body of the cassette's only response, as the bytes that went over the wire."""
     body = cassette["interactions"][0]["response"]["body"]["string"]
     return body if isinstance(body, bytes) else str(body).encode("utf-8")
+
+
+def evidence_kind(path: Path) -> str | None:
+    """What a cassette on disk says it is (`recorded`, `published`, `synthesized`), or None.
+
+    The cassette's own metadata is the authority: a file that says it was recorded or published
+    is evidence, and nothing that renders cassettes may replace it.
+    """
+    if not path.is_file():
+        return None
+    try:
+        metadata = load(path).get("metadata") or {}
+    except (yaml.YAMLError, ValueError):
+        return None
+    provenance = metadata.get("provenance") if isinstance(metadata, dict) else None
+    kind = provenance.get("kind") if isinstance(provenance, dict) else None
+    return str(kind) if kind else None

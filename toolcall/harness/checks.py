@@ -17,13 +17,13 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from toolcall import ToolCallError, Turn, TurnBuilder
+from toolcall import ProviderError, ToolCallError, TruncatedError, Turn, TurnBuilder
 from toolcall.schema import ToolSchemas
 
-from . import fingerprint
+from . import fingerprint, published, walk
 from .cassettes import cassette_path
 from .profiles import Cell, Provider, Suite, format_schema
-from .replay import ReplayError, replay
+from .replay import ReplayError, replay, replay_own_request
 
 #: Bodies up to this size are also fed one byte at a time; larger ones byte by byte at both ends
 #: (where the call's head and the finish live) and in 7-byte and random slices throughout, which
@@ -45,10 +45,17 @@ class Finding:
 
 @dataclass
 class Outcome:
+    """The verdict on one cassette: a provider x scenario cell, or a published recording.
+
+    For a recording, `scenario` is `published/<stem>` and `origin` says what kind of evidence it
+    is (first-party, relay, documentation); cells leave `origin` empty.
+    """
+
     provider: str
     scenario: str
     status: str  # "pass", "fail" or "n/a"
     note: str = ""
+    origin: str = ""
     findings: list[Finding] = field(default_factory=list)
     diagnostics: list[str] = field(default_factory=list)
 
@@ -184,12 +191,160 @@ def _check_output(suite: Suite, cell: Cell, turn: Turn) -> list[Finding]:
 def _check_fingerprint(cell: Cell, body: bytes) -> list[Finding]:
     try:
         observed = fingerprint.observe(body)
-    except (ToolCallError, ValueError) as exc:
+    except walk.UnreadableStream as exc:
         return [Finding("quirks", "$", "a readable stream", str(exc))]
     return [
         Finding("quirks", f"quirks.{quirk}", want, got)
         for quirk, want, got in fingerprint.compare(cell.quirks, observed)
     ]
+
+
+def check_recording(suite: Suite, recording: published.Recording) -> Outcome:
+    """Run every check on one published recording.
+
+    Replay and the byte splits are the cells' own; the judge is the hand-written expectation
+    beside the recording, not a schema; and the recording judges its provider's profile: every
+    declared quirk it contradicts is a finding naming the recording, unless the profile waives
+    that quirk for it with a reason.
+    """
+    outcome = Outcome(
+        recording.provider,
+        f"{published.PUBLISHED}/{recording.stem}",
+        "pass",
+        note=f"published ({recording.origin}, {recording.provenance.get('model')})",
+        origin=recording.origin,
+    )
+    findings = outcome.findings
+    try:
+        replayed = replay_own_request(recording.path)
+    except ReplayError as exc:
+        findings.append(Finding("replay", "$", "a cassette that replays", str(exc)))
+        outcome.status = "fail"
+        return outcome
+    body = replayed.body
+    source = published.source_bytes(body, recording.provenance)
+    if published.sha256(source) != recording.provenance["sha256"]:
+        findings.append(
+            Finding("verbatim", "$.body", recording.provenance["sha256"], "a different SHA-256")
+        )
+    answers: dict[str, dict[str, Any]] = {}
+    for label, pieces in splits(body, seed=recording.id):
+        try:
+            answers[label] = expectation_of(_assemble(pieces))
+        except ToolCallError as exc:
+            exc.add_context(provider=recording.provider, source=recording.id)
+            answers[label] = {"error": {"kind": error_kind(exc), "why": str(exc)}}
+    whole = answers["whole"]
+    for label, answer in answers.items():
+        if answer != whole:
+            findings.append(
+                Finding("resplit", f"split[{label}]", "the same turn as whole", "different")
+            )
+    findings += [
+        Finding("expected", path, want, got)
+        for path, want, got in differences(_comparable(recording.expected), _comparable(whole))
+    ]
+    provider = suite.providers.get(recording.provider)
+    if provider is None:
+        findings.append(Finding("profile", "$", "a profile in providers.yaml", recording.provider))
+    else:
+        findings += profile_findings(provider, recording.stem, body)
+    if findings:
+        outcome.status = "fail"
+    return outcome
+
+
+def profile_findings(provider: Provider, stem: str, body: bytes) -> list[Finding]:
+    """What one recording says against its provider's declared quirks, waivers applied.
+
+    Each finding names the recording (the evidence) and the quirk, so a mistaken profile is
+    reported as "this recording contradicts you", not as a cassette failing.
+    """
+    try:
+        observed = fingerprint.observe(body)
+    except walk.UnreadableStream as exc:
+        return [Finding("quirks", "$", "a readable stream", str(exc))]
+    found = []
+    for quirk, want, got in fingerprint.compare(provider.quirks, observed):
+        if (stem, quirk) in provider.waivers:
+            continue
+        found.append(
+            Finding(
+                "quirks", f"providers.{provider.key}.quirks.{quirk}", want, f"{got!r} in {stem}"
+            )
+        )
+    for quirk, entry in provider.quirk_evidence.items():
+        for named in entry.get("recordings", []):
+            if named == stem and fingerprint.shows(observed, quirk, entry["value"]) is not True:
+                got = fingerprint.shown(observed.quirks.get(quirk))
+                found.append(
+                    Finding(
+                        "quirk-evidence",
+                        f"providers.{provider.key}.quirks.{quirk}.recordings",
+                        f"{stem} shows {entry['value']!r}",
+                        got,
+                    )
+                )
+    return found
+
+
+def expectation_of(turn: Turn) -> dict[str, Any]:
+    """A turn written the way a hand-written expectation is (`expected.schema.json`)."""
+    calls = []
+    for call, arguments in zip(turn.tool_calls, turn.arguments, strict=False):
+        entry: dict[str, Any] = {"id": call.id, "name": call.function.name, "arguments": arguments}
+        if call.extra_content is not None:
+            entry["extra_content"] = call.extra_content
+        calls.append(entry)
+    return {
+        "tool_calls": calls,
+        "content": turn.content,
+        "reasoning": turn.reasoning,
+        "finish_reason": turn.finish_reason,
+    }
+
+
+def error_kind(exc: ToolCallError) -> str:
+    """The language-neutral name of an error, as expectations spell it."""
+    if isinstance(exc, TruncatedError):
+        return "truncated"
+    if isinstance(exc, ProviderError):
+        return "provider"
+    return "malformed"
+
+
+def differences(want: Any, got: Any, path: str = "$") -> list[tuple[str, Any, Any]]:
+    """(JSON path, expected, observed) for every place two JSON values differ."""
+    if isinstance(want, dict) and isinstance(got, dict):
+        out = []
+        for key in list(want) + [k for k in got if k not in want]:
+            out += differences(want.get(key, _MISSING), got.get(key, _MISSING), f"{path}.{key}")
+        return out
+    if isinstance(want, list) and isinstance(got, list):
+        if len(want) != len(got):
+            return [(f"{path}.length", len(want), len(got))]
+        out = []
+        for number, (a, b) in enumerate(zip(want, got, strict=True)):
+            out += differences(a, b, f"{path}[{number}]")
+        return out
+    if want != got or type(want) is not type(got):
+        return [(path, want, got)]
+    return []
+
+
+class _Missing:
+    def __repr__(self) -> str:
+        return "(absent)"
+
+
+_MISSING = _Missing()
+
+
+def _comparable(document: dict[str, Any]) -> dict[str, Any]:
+    """The parts of an expectation that are judged (an error's wording is not)."""
+    if "error" in document:
+        return {"error": document["error"]["kind"]}
+    return {k: document[k] for k in ("tool_calls", "content", "reasoning", "finish_reason")}
 
 
 def _provenance(provenance: dict[str, Any]) -> str:

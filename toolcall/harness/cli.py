@@ -14,8 +14,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import report
-from .checks import check_cell
+from . import published, report
+from .checks import check_cell, check_recording
 from .peers.external import DEFAULT_TIMEOUT
 from .profiles import ProfileError, Suite, load_suite
 
@@ -70,6 +70,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     mat.add_argument("--markdown", type=Path, help="also write the matrix as Markdown here")
 
+    pub = commands.add_parser(
+        "publish",
+        help="bring a third party's published recording in as evidence (verbatim, with provenance)",
+    )
+    pub.add_argument(
+        "file", type=Path, help="the recording: an SSE body, or JSON chunks one per line"
+    )
+    pub.add_argument("--provider", required=True, help="the providers.yaml key it belongs to")
+    pub.add_argument("--repository", required=True, help="owner/name of the source repository")
+    pub.add_argument("--path", required=True, help="the file's path in that repository")
+    pub.add_argument("--commit", required=True, help="the 40-hex commit it was taken at")
+    pub.add_argument("--license", required=True, help="the source's license (SPDX id)")
+    pub.add_argument("--model", required=True, help="the model the chunks name")
+    pub.add_argument("--origin", required=True, choices=published.ORIGINS)
+    pub.add_argument("--relay", help="the relay it went through (with --origin relay)")
+    pub.add_argument("--endpoint", help="the API host it came from, when known")
+    pub.add_argument("--extraction", help="how the body was cut out of its source file, if it was")
+    pub.add_argument("--notes", help="anything a reader of the evidence must know")
+    pub.add_argument("--jsonl", action="store_true", help="the file holds one JSON chunk per line")
+    pub.add_argument(
+        "--blank-line",
+        type=int,
+        action="append",
+        default=[],
+        metavar="N",
+        help="empty line N (an author's elision mark between events); recorded, reversible",
+    )
+
     scan = commands.add_parser("scan", help="look for secrets in cassettes (fails on a hit)")
     scan.add_argument("paths", type=Path, nargs="*", help="files or folders (default cassettes/)")
 
@@ -84,8 +112,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _record(suite, args)
         if args.command == "scan":
             return _scan(suite, args.paths or [suite.cassettes])
+        if args.command == "publish":
+            return _publish(suite, args)
         return _synthesize(suite, args.provider, args.scenario)
-    except ProfileError as exc:
+    except (ProfileError, published.PublishedError) as exc:
         print(f"toolcall: {exc}", file=sys.stderr)
         return 2
 
@@ -99,6 +129,9 @@ def _conformance(
     suite: Suite, provider: str | None, scenario: str | None, markdown: Path | None
 ) -> int:
     outcomes = [check_cell(suite, p, c) for p, _s, c in suite.cells(provider, scenario)]
+    if not scenario:
+        recordings = published.discover(suite.cassettes, provider)
+        outcomes += [check_recording(suite, r) for r in recordings]
     print(report.text(outcomes))
     if markdown:
         markdown.parent.mkdir(parents=True, exist_ok=True)
@@ -178,6 +211,38 @@ def _record(suite: Suite, args: argparse.Namespace) -> int:
     return 1 if failed or drifted else 0
 
 
+def _publish(suite: Suite, args: argparse.Namespace) -> int:
+    """Write the cassette; the expectation beside it is left to a person, on purpose."""
+    if args.provider not in suite.providers:
+        print(f"toolcall: unknown provider {args.provider!r}", file=sys.stderr)
+        return 2
+    optional = {
+        "relay": args.relay,
+        "endpoint": args.endpoint,
+        "extraction": args.extraction,
+        "notes": args.notes,
+    }
+    provenance = {
+        "source": {"repository": args.repository, "path": args.path, "commit": args.commit},
+        "license": args.license,
+        "model": args.model,
+        "origin": args.origin,
+        **{key: value for key, value in optional.items() if value},
+    }
+    cassette = published.build_cassette(
+        args.file.read_bytes(), provenance, jsonl=args.jsonl, blank=args.blank_line
+    )
+    stem = args.file.name.rsplit(".", 1)[0]
+    path = published.write(suite.cassettes, args.provider, stem, cassette)
+    expected = path.with_name(stem + published.EXPECTED_SUFFIX)
+    print(f"wrote {path.relative_to(suite.root)}")
+    print(
+        f"now write {expected.relative_to(suite.root)} by hand from the bytes "
+        "(format: toolcall/schemas/expected.schema.json); refused without one"
+    )
+    return 0
+
+
 def _scan(suite: Suite, paths: list[Path]) -> int:
     from . import secrets
 
@@ -199,6 +264,13 @@ def _synthesize(suite: Suite, provider: str | None, scenario: str | None) -> int
         return 1
     for path in paths:
         print(f"wrote {path.relative_to(suite.root)}")
+    from .cassettes import cassette_path, evidence_kind
+
+    for prov, _scen, cell in suite.cells(provider, scenario):
+        kept = cassette_path(suite.cassettes, prov.key, cell.scenario)
+        kind = evidence_kind(kept)
+        if kind not in (None, "synthesized"):
+            print(f"kept {kept.relative_to(suite.root)}: it is {kind} evidence, never re-rendered")
     return 0
 
 

@@ -1,43 +1,43 @@
 """The quirk fingerprint: how a raw stream carries its tool calls, as a few comparable values.
 
-The vocabulary is small and closed (`QUIRKS`), and every value is computed from the raw stream,
-never from what the assembler made of it, so a provider that changes its wire shows up here even
-when the assembler copes. A value of None means "this stream cannot tell" (no later deltas in a
-whole-call stream, fewer than two calls, no reasoning), and is never compared.
+The vocabulary is listed once, in `providers.schema.json` (`$defs/quirk_values`): every quirk,
+its values and what it means. Every value is computed here from the raw chunks alone (through
+`walk`), never from what the assembler made of them, so a provider that changes its wire shows up
+even when the assembler copes, and a bug in the assembler cannot hide one. Calls are told apart by
+the plainest reading of the wire (a known id, else the index, else a new name), which is enough to
+see where each call's deltas are without borrowing the library's routing rules.
+
+A quirk a stream cannot show is None, printed "cannot tell", and never compared: later-delta
+quirks in a whole-call stream, `calls_per_chunk` with one call, `arguments` when every call's
+arguments are one `{}`-sized fragment, `finish_reason` of a turn without calls.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toolcall import Assembler, SSEDecoder
+from . import walk
+from .profiles import format_schema
 
-#: quirk -> (allowed values, what it means). `id_pattern` is a regex, not an enum.
-QUIRKS: dict[str, tuple[tuple[Any, ...], str]] = {
-    "arguments": (("whole", "incremental"), "each call's arguments in one fragment, or many"),
-    "calls_per_chunk": (("one", "many"), "whether one chunk carries deltas of several calls"),
-    "index": (("present", "absent", "mixed"), "whether tool-call deltas carry `index`"),
-    "later_id": (("absent", "empty", "repeated", "mixed"), "`id` on a call's later deltas"),
-    "later_name": (("absent", "repeated"), "`function.name` on a call's later deltas"),
-    "later_type": (("absent", "repeated"), "`type` on a call's later deltas"),
-    "trailing_empty_delta": ((True, False), "a call ends with an all-empty delta"),
-    "finish_reason": (("tool_calls", "stop", "length"), "the turn's finish_reason"),
-    "finish_with_last_delta": ((True, False), "finish_reason shares a chunk with tool data"),
-    "finish_reason_null": ((True, False), "earlier chunks carry `finish_reason: null`"),
-    "usage": (
-        ("usage_chunk", "finish_chunk", "in_choice", "every_chunk", "none"),
-        "where non-null usage is: a `choices: []` chunk, the finish chunk, `choices[0].usage`",
-    ),
-    "reasoning_field": (("reasoning_content", "reasoning"), "the delta field carrying reasoning"),
-    "id_pattern": ((), "a regex every call id fully matches"),
-    "sse_comments": ((True, False), "SSE comment lines such as `: keep-alive`"),
-    "done": ((True, False), "the stream ends with `data: [DONE]`"),
-}
+CANNOT_TELL = "cannot tell"
 
+
+def _vocabulary() -> dict[str, tuple[tuple[Any, ...], str]]:
+    values = format_schema("providers.schema.json")["$defs"]["quirk_values"]["properties"]
+    return {
+        name: (
+            tuple(spec.get("enum", (True, False) if spec.get("type") == "boolean" else ())),
+            spec["description"],
+        )
+        for name, spec in values.items()
+    }
+
+
+#: quirk -> (allowed values, what it means); `id_pattern` is a regex, not an enum.
+QUIRKS: dict[str, tuple[tuple[Any, ...], str]] = _vocabulary()
 ORDER = tuple(QUIRKS)
 
 
@@ -49,84 +49,80 @@ class Observed:
     ids: list[str] = field(default_factory=list)
 
 
-def observe(body: bytes) -> Observed:
-    """Fingerprint a raw SSE body. Raises the library's errors on a stream it cannot read."""
-    decoder = SSEDecoder()
-    payloads = decoder.feed(body) + decoder.close()
-    assembler = Assembler()
-    deltas: dict[int, list[dict[str, Any]]] = {}
-    order: list[int] = []
-    finish_reason = None
-    finish_chunk_has_tools = None
-    finish_null = False
-    usage_places: set[str] = set()
-    reasoning_fields: set[str] = set()
-    multi_call_chunk = False
-    indexed = 0
-    unindexed = 0
-    done = False
-    for text in payloads:
-        if text == "[DONE]":
-            done = True
-            continue
-        chunk = json.loads(text)
-        choices = chunk.get("choices") or []
-        if chunk.get("usage"):
-            usage_places.add("usage_chunk" if not choices else "chunk")
-        if not choices:
-            continue
-        choice = choices[0]
-        delta = choice.get("delta") or {}
-        calls_here: set[int] = set()
-        for raw in delta.get("tool_calls") or []:
-            if "index" in raw and raw["index"] is not None:
-                indexed += 1
-            else:
-                unindexed += 1
-            routed = assembler.feed(raw)
-            if routed not in deltas:
-                deltas[routed] = []
-                order.append(routed)
-            deltas[routed].append(raw)
-            calls_here.add(routed)
-        multi_call_chunk = multi_call_chunk or len(calls_here) > 1
-        for name in ("reasoning_content", "reasoning"):
-            if delta.get(name):
-                reasoning_fields.add(name)
-        if choice.get("usage"):
-            usage_places.add("in_choice")
-        reason = choice.get("finish_reason")
-        if reason:
-            finish_reason = reason
-            finish_chunk_has_tools = bool(calls_here)
-            if chunk.get("usage"):
-                usage_places.discard("chunk")
-                usage_places.add("finish_chunk")
-        elif "finish_reason" in choice:
-            finish_null = True
+@dataclass
+class _Call:
+    deltas: list[Mapping[str, Any]] = field(default_factory=list)
+    positions: list[int] = field(default_factory=list)
 
-    calls = [deltas[i] for i in order]
-    later = [d for call in calls for d in call[1:]]
+
+def observe(body: bytes) -> Observed:
+    """Fingerprint a raw SSE body. Raises `walk.UnreadableStream` on a body it cannot read."""
+    return observe_stream(walk.read(body))
+
+
+def observe_stream(stream: walk.Stream) -> Observed:
+    calls = _split_calls(stream.chunks)
+    with_choice = [v for v in stream.chunks if v.choice is not None]
+    finishes = [v for v in with_choice if v.finish_reason]
+    later = [d for call in calls for d in call.deltas[1:]]
+    finish = finishes[-1] if finishes else None
     quirks: dict[str, Any] = {
         "arguments": _arguments(calls),
-        "calls_per_chunk": ("many" if multi_call_chunk else "one") if len(calls) > 1 else None,
-        "index": _presence(indexed, unindexed) if calls else None,
+        "calls_per_chunk": _calls_per_chunk(stream.chunks, calls),
+        "index": _presence(calls) if calls else None,
         "later_id": _later_id(calls) if later else None,
-        "later_name": _later_key(later, lambda d: _function(d).get("name")) if later else None,
-        "later_type": _later_key(later, lambda d: d.get("type")) if later else None,
-        "trailing_empty_delta": any(_is_empty(call[-1]) for call in calls if len(call) > 1)
+        "later_name": _later_name(calls) if later else None,
+        "later_type": ("repeated" if any("type" in d for d in later) else "absent")
         if later
         else None,
-        "finish_reason": finish_reason if calls else None,
-        "finish_with_last_delta": finish_chunk_has_tools if calls else None,
-        "finish_reason_null": finish_null,
-        "usage": _usage(usage_places),
-        "reasoning_field": "/".join(sorted(reasoning_fields)) or None,
+        "trailing_empty_delta": any(_is_empty(c.deltas[-1]) for c in calls if len(c.deltas) > 1)
+        if later
+        else None,
+        "finish_reason": finish.finish_reason if calls and finish is not None else None,
+        "finish_with_last_delta": bool(finish.tool_calls) if calls and finish is not None else None,
+        "finish_reason_repeated": len(finishes) > 1 if calls and finishes else None,
+        "finish_reason_null": any(
+            "finish_reason" in v.choice and v.choice["finish_reason"] is None
+            for v in with_choice
+            if v.choice is not None
+        )
+        if len(with_choice) > 1
+        else None,
+        "usage": _usage(stream.chunks, finish),
+        "usage_null": _kinds(
+            "absent" if "usage" not in v.chunk else "null"
+            for v in stream.chunks
+            if v.chunk.get("usage", "absent") in ("absent", None)
+        ),
+        "empty_tool_calls": _kinds(
+            "absent" if raw == "absent" else "null" if raw is None else "empty"
+            for v in with_choice
+            if not v.tool_calls
+            for raw in [v.raw_tool_calls]
+            if raw in ("absent", None) or raw == []
+        ),
+        "role": _role(with_choice),
+        "content_placeholder": _kinds(
+            "null" if v.delta["content"] is None else "empty"
+            for v in with_choice
+            if "content" in v.delta and not v.delta["content"]
+        ),
+        "reasoning_field": "/".join(
+            sorted(
+                {
+                    k
+                    for v in with_choice
+                    for k in ("reasoning_content", "reasoning")
+                    if v.delta.get(k)
+                }
+            )
+        )
+        or None,
         "id_pattern": None,
-        "sse_comments": bool(decoder.comments),
-        "done": done,
+        "sse_comments": bool(stream.comments),
+        "done": stream.done,
     }
-    ids = [str(call[0].get("id") or "") for call in calls]
+    ids = [str(_first_id(call) or "") for call in calls]
     return Observed(quirks=quirks, ids=ids)
 
 
@@ -146,6 +142,20 @@ def compare(declared: Mapping[str, Any], observed: Observed) -> list[tuple[str, 
         if got is not None and got != want:
             drift.append((quirk, want, got))
     return drift
+
+
+def shows(observed: Observed, quirk: str, value: Any) -> bool | None:
+    """Whether the stream shows `quirk` with `value`: True, False, or None (cannot tell)."""
+    if quirk == "id_pattern":
+        ids = [i for i in observed.ids if i]
+        return all(re.fullmatch(value, i) for i in ids) if ids else None
+    got = observed.quirks.get(quirk)
+    return None if got is None else got == value
+
+
+def shown(value: Any) -> str:
+    """A fingerprint value as a report prints it."""
+    return CANNOT_TELL if value is None else repr(value)
 
 
 def suggest_pattern(ids: list[str]) -> str:
@@ -169,30 +179,79 @@ def suggest_pattern(ids: list[str]) -> str:
     return unique[0] if len(unique) == 1 else "(?:" + "|".join(unique) + ")"
 
 
-def _function(delta: Mapping[str, Any]) -> Mapping[str, Any]:
-    function = delta.get("function")
-    return function if isinstance(function, Mapping) else {}
+# -- reading calls off the wire --------------------------------------------------------------
 
 
-def _arguments(calls: list[list[dict[str, Any]]]) -> str | None:
-    counts = [sum(1 for d in call if _function(d).get("arguments")) for call in calls]
-    if not counts:
+def _split_calls(views: Sequence[walk.ChunkView]) -> list[_Call]:
+    """Each call's deltas in order: a known id wins, a new id or a new name opens a call, else
+    the index, else the latest call."""
+    calls: list[_Call] = []
+    by_id: dict[str, _Call] = {}
+    by_index: dict[Any, _Call] = {}
+    for v in views:
+        for delta in v.tool_calls:
+            ident, index = delta.get("id"), delta.get("index")
+            name = walk.function_of(delta).get("name")
+            if ident and ident in by_id:
+                call = by_id[ident]  # the index may disagree (Vertex); the id does not
+            else:
+                if ident or (index is None and name) or not calls:
+                    call = _Call()
+                elif index is not None:
+                    call = by_index.get(index) or _Call()
+                else:
+                    call = calls[-1]
+                if not call.deltas:
+                    calls.append(call)
+                if ident:
+                    by_id[ident] = call
+                if index is not None:
+                    by_index[index] = call
+            call.deltas.append(delta)
+            call.positions.append(v.position)
+    return calls
+
+
+def _first_id(call: _Call) -> Any:
+    return next((d.get("id") for d in call.deltas if d.get("id")), None)
+
+
+def _arguments(calls: list[_Call]) -> str | None:
+    if not calls:
         return None
-    return "incremental" if max(counts) > 1 else "whole"
+    fragments = [[walk.function_of(d).get("arguments") for d in c.deltas] for c in calls]
+    fragments = [[f for f in per if f] for per in fragments]
+    if any(len(per) > 1 for per in fragments):
+        return "incremental"
+    # One fragment each: only a fragment with a member in it shows that arguments come whole.
+    if any(isinstance(per[0], str) and len(per[0].strip()) > 2 for per in fragments if per):
+        return "whole"
+    return None
 
 
-def _presence(present: int, absent: int) -> str:
-    if present and absent:
+def _calls_per_chunk(views: Sequence[walk.ChunkView], calls: list[_Call]) -> str | None:
+    if len(calls) < 2:
+        return None
+    owners: dict[int, set[int]] = {}
+    for number, call in enumerate(calls):
+        for position in call.positions:
+            owners.setdefault(position, set()).add(number)
+    return "many" if any(len(o) > 1 for o in owners.values()) else "one"
+
+
+def _presence(calls: list[_Call]) -> str:
+    flags = {"index" in d and d["index"] is not None for c in calls for d in c.deltas}
+    if flags == {True, False}:
         return "mixed"
-    return "present" if present else "absent"
+    return "present" if True in flags else "absent"
 
 
-def _later_id(calls: list[list[dict[str, Any]]]) -> str:
+def _later_id(calls: list[_Call]) -> str:
     kinds = set()
     for call in calls:
-        first = call[0].get("id")
-        for delta in call[1:]:
-            if "id" not in delta:
+        first = call.deltas[0].get("id")
+        for delta in call.deltas[1:]:
+            if "id" not in delta or delta["id"] is None:
                 kinds.add("absent")
             elif not delta["id"]:
                 kinds.add("empty")
@@ -203,16 +262,63 @@ def _later_id(calls: list[list[dict[str, Any]]]) -> str:
     return kinds.pop() if len(kinds) == 1 else "mixed"
 
 
-def _later_key(later: list[dict[str, Any]], read: Any) -> str:
-    return "repeated" if any(read(d) for d in later) else "absent"
+def _later_name(calls: list[_Call]) -> str:
+    kinds = set()
+    for call in calls:
+        for delta in call.deltas[1:]:
+            function = walk.function_of(delta)
+            name = function.get("name")
+            if "name" not in function or name is None:
+                kinds.add("absent")
+            elif name == "":
+                kinds.add("empty")
+            else:
+                kinds.add("repeated")
+    return kinds.pop() if len(kinds) == 1 else "mixed"
 
 
 def _is_empty(delta: Mapping[str, Any]) -> bool:
-    return not _function(delta).get("arguments") and not _function(delta).get("name")
+    function = walk.function_of(delta)
+    return not function.get("arguments") and not function.get("name")
 
 
-def _usage(places: set[str]) -> str:
-    for place in ("usage_chunk", "finish_chunk", "in_choice"):
+def _usage(views: Sequence[walk.ChunkView], finish: walk.ChunkView | None) -> str:
+    places = []
+    for v in views:
+        if v.choice is not None and v.choice.get("usage"):
+            places.append("in_choice")
+        if not v.chunk.get("usage"):
+            continue
+        if v.choice is None:
+            places.append("usage_chunk")
+        elif finish is not None and v.position == finish.position:
+            places.append("finish_chunk")
+        elif finish is not None and v.position > finish.position:
+            places.append("after_finish")
+        else:
+            places.append("every_chunk")
+    for place in ("usage_chunk", "finish_chunk", "after_finish", "in_choice"):
         if place in places:
             return place
-    return "every_chunk" if "chunk" in places else "none"
+    return "every_chunk" if places else "none"
+
+
+def _role(views: Sequence[walk.ChunkView]) -> str | None:
+    carrying = [v for v in views if v.delta]
+    if not carrying:
+        return None
+    has = [("role" in v.delta) for v in carrying]
+    if not any(has):
+        return "absent"
+    if all(has):
+        return "every"
+    if has[0] and not any(has[1:]):
+        return "first"
+    return "mixed"
+
+
+def _kinds(kinds: Any) -> str | None:
+    seen = set(kinds)
+    if not seen:
+        return None
+    return seen.pop() if len(seen) == 1 else "mixed"

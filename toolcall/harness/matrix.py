@@ -2,14 +2,17 @@
 
 Each applicable cassette is replayed once (through vcrpy and httpx, like the conformance suite, so
 a stale cassette stops the run instead of being compared), decoded into chunks, and handed to each
-implementation in turn; the reference library's own turn for the same bytes is the expectation
-(see `verdict`). A peer that crashes or answers wrongly is a finding in the table, never an error
+implementation in turn. A published recording is judged by the expectation written by hand beside
+it; a synthesized cassette has no such witness, so there the reference library's own turn for the
+same bytes is the expectation, with the scenario's `expect` schema on top (see `verdict`). A peer
+that crashes or answers wrongly is a finding in the table, never an error
 of the run. The run itself is broken only when a cassette cannot be replayed or the reference
 cannot make the expectation, because then no column can be judged.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,14 +20,14 @@ from typing import Any
 
 import toolcall
 
-from . import streams
+from . import published, streams
 from .cassettes import cassette_path
 from .checks import conformance_document
 from .peers import Call, Factory, Implementation, Unavailable, builtin
 from .peers.external import External, parse_spec
 from .peers.reference import Reference, sse_body
 from .profiles import Suite
-from .replay import ReplayError, no_network, replay
+from .replay import ReplayError, no_network, replay, replay_own_request
 from .verdict import Expected, Verdict, judge
 
 REFERENCE = Reference.name
@@ -158,6 +161,43 @@ def cases(
                 continue
             _check_reference_refuses(f"{p.key}/{streams.TRUNCATED}", cut)
             yield Case(p.key, streams.TRUNCATED, cut, request, Expected(truncated=True))
+    if scenario is None:
+        yield from recording_cases(suite, provider)
+
+
+def recording_cases(suite: Suite, provider: str | None) -> Iterator[Case]:
+    """Every published recording, judged by its hand-written expectation, never by our output.
+
+    The reference gets no special treatment here: if it disagrees with the expectation, its cell
+    fails like anyone's (and the run exits 1, since the reference must pass).
+    """
+    for recording in published.discover(suite.cassettes, provider):
+        try:
+            body = replay_own_request(recording.path).body
+        except ReplayError as exc:
+            raise MatrixError(f"{recording.id}: {exc}") from None
+        request = {"model": recording.provenance["model"], "stream": True}
+        yield Case(
+            recording.provider,
+            f"{published.PUBLISHED}/{recording.stem}",
+            streams.decode(body),
+            request,
+            expected_from_file(recording.expected),
+        )
+
+
+def expected_from_file(expected: dict[str, Any]) -> Expected:
+    """A hand-written expectation as the judge reads it (an error kind of `truncated` expects
+    the cut to be reported; any other error expects an error too)."""
+    if "error" in expected:
+        return Expected(truncated=True)
+    calls = expected["tool_calls"]
+    return Expected(
+        calls=tuple(
+            Call(c["id"], c["name"], json.dumps(c["arguments"], ensure_ascii=False)) for c in calls
+        ),
+        arguments=tuple(c["arguments"] for c in calls),
+    )
 
 
 def _expected(where: str, body: bytes, schema: dict[str, Any]) -> Expected:

@@ -18,6 +18,9 @@ import yaml
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError, best_match
 
+#: The waiver key for "this recording's structure may differ from the synthesis".
+STRUCTURE = "structure"
+
 
 class ProfileError(Exception):
     """providers.yaml or scenarios.yaml is malformed; the message names the file and YAML path."""
@@ -61,6 +64,11 @@ class Provider:
     quirks: dict[str, Any]
     synthesis: dict[str, Any]
     cells: dict[str, Cell] = field(default_factory=dict)
+    #: quirk -> its declaration: value, evidence level, recordings that show it or its source.
+    quirk_evidence: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: (recording stem, quirk) -> why that recording may differ from the declared value; the
+    #: quirk `STRUCTURE` waives the comparison of the recording with the provider's synthesis.
+    waivers: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -145,7 +153,7 @@ def load_suite(root: Path) -> Suite:
                 not_applicable=entry.get("not_applicable"),
                 model=entry.get("model", raw["model"]),
                 request_extra={**raw.get("request_extra", {}), **entry.get("request_extra", {})},
-                quirks={**raw["quirks"], **entry.get("quirks", {})},
+                quirks={**_values(raw["quirks"]), **_values(entry.get("quirks", {}))},
                 provenance=entry.get("provenance", {}),
             )
         providers[key] = Provider(
@@ -156,11 +164,25 @@ def load_suite(root: Path) -> Suite:
             model=raw["model"],
             request_extra=raw.get("request_extra", {}),
             evidence=raw["evidence"],
-            quirks=raw["quirks"],
+            quirks=_values(raw["quirks"]),
             synthesis=raw.get("synthesis", {}),
             cells=cells,
+            quirk_evidence=raw["quirks"],
+            waivers={
+                (waiver["recording"], quirk): waiver["reason"]
+                for waiver in raw.get("waivers", [])
+                for quirk in [
+                    *waiver.get("quirks", []),
+                    *([STRUCTURE] if "structure" in waiver else []),
+                ]
+            },
         )
     return Suite(root=root, scenarios=scenarios, providers=providers)
+
+
+def _values(declared: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The declared quirks without their evidence: quirk -> value."""
+    return {quirk: entry["value"] for quirk, entry in declared.items()}
 
 
 def format_schema(name: str) -> dict[str, Any]:

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from . import report
-from .checks import Outcome, check_cell
+from . import published, report
+from .checks import Outcome, check_cell, check_recording
 from .profiles import Cell, ProfileError, Provider, Suite, load_suite
 
 _OUTCOMES = pytest.StashKey[list[Outcome]]()
@@ -56,6 +56,8 @@ def _suite(config: pytest.Config) -> Suite:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "published_recording" in metafunc.fixturenames:
+        _parametrize_recordings(metafunc)
     if "conformance_cell" not in metafunc.fixturenames:
         return
     config = metafunc.config
@@ -79,6 +81,30 @@ def conformance_outcome(
     """The checked outcome of this test's cell, also kept for the end-of-run matrix."""
     provider, cell = conformance_cell
     outcome = check_cell(_suite(request.config), provider, cell)
+    request.config.stash[_OUTCOMES].append(outcome)
+    return outcome
+
+
+def _parametrize_recordings(metafunc: pytest.Metafunc) -> None:
+    """One test per published recording; `--scenario` (a scenario, not a recording) skips them."""
+    config = metafunc.config
+    if config.getoption("--scenario"):
+        recordings: list[published.Recording] = []
+    else:
+        suite = _suite(config)
+        try:
+            recordings = published.discover(suite.cassettes, config.getoption("--provider"))
+        except published.PublishedError as exc:
+            raise pytest.UsageError(str(exc)) from None
+    metafunc.parametrize("published_recording", recordings, ids=[r.id for r in recordings])
+
+
+@pytest.fixture
+def recording_outcome(
+    request: pytest.FixtureRequest, published_recording: published.Recording
+) -> Outcome:
+    """The checked outcome of one published recording, also kept for the end-of-run report."""
+    outcome = check_recording(_suite(request.config), published_recording)
     request.config.stash[_OUTCOMES].append(outcome)
     return outcome
 

@@ -2,7 +2,10 @@
 
 A matrix is what a user scans first: which providers, which scenarios, what broke. Each failing
 cell gets one line below it with the first finding, so the reason is on screen without opening a
-log; the Markdown copy is the artifact CI uploads.
+log; the Markdown copy is the artifact CI uploads. Beside the scenarios, a `recordings` column
+says what real evidence backs each provider (published recordings passed / total, and their
+kind), because a cell that passes on a synthesized cassette shows our model of the provider, and
+only a recording shows the provider.
 """
 
 from __future__ import annotations
@@ -14,22 +17,44 @@ from .checks import Outcome
 MARK = {"pass": "pass", "fail": "FAIL", "n/a": "n/a"}
 
 
+RECORDINGS = "recordings"
+
+
 def _grid(outcomes: Sequence[Outcome]) -> tuple[list[str], list[str], dict[tuple[str, str], str]]:
     providers = list(dict.fromkeys(o.provider for o in outcomes))
-    scenarios = list(dict.fromkeys(o.scenario for o in outcomes))
-    cells = {(o.provider, o.scenario): MARK[o.status] for o in outcomes}
+    scenarios = list(dict.fromkeys(o.scenario for o in outcomes if not o.origin))
+    cells = {(o.provider, o.scenario): MARK[o.status] for o in outcomes if not o.origin}
+    if any(o.origin for o in outcomes):
+        scenarios.append(RECORDINGS)
+        for provider in providers:
+            cells[(provider, RECORDINGS)] = evidence(outcomes, provider)
     return providers, scenarios, cells
+
+
+def evidence(outcomes: Sequence[Outcome], provider: str) -> str:
+    """`passed/total` published recordings of a provider, and what kind when not first-party."""
+    mine = [o for o in outcomes if o.origin and o.provider == provider]
+    if not mine:
+        return "none"
+    passed = sum(o.status == "pass" for o in mine)
+    kinds = {o.origin for o in mine}
+    label = f"{passed}/{len(mine)}"
+    if "first-party" not in kinds:
+        label += " (" + " and ".join(sorted(kinds)) + " only)"
+    return label
 
 
 def summary(outcomes: Sequence[Outcome]) -> str:
     counts = {status: sum(o.status == status for o in outcomes) for status in MARK}
-    return f"{counts['pass']} passed, {counts['fail']} failed, {counts['n/a']} not applicable"
+    line = f"{counts['pass']} passed, {counts['fail']} failed, {counts['n/a']} not applicable"
+    recordings = sum(1 for o in outcomes if o.origin)
+    return line + (f" ({recordings} of them published recordings)" if recordings else "")
 
 
 def text(outcomes: Sequence[Outcome]) -> str:
     providers, scenarios, cells = _grid(outcomes)
     width = max([len("provider"), *map(len, providers)]) + 2
-    columns = [max(len(s), 4) + 2 for s in scenarios]
+    columns = [max(len(s), *(len(cells.get((p, s), "")) for p in providers)) + 2 for s in scenarios]
     lines = [
         "provider".ljust(width)
         + "".join(s.ljust(w) for s, w in zip(scenarios, columns, strict=False))

@@ -15,12 +15,11 @@ sends the whole call in one chunk cannot be cut mid-arguments this way, so it ge
 from __future__ import annotations
 
 import copy
-import json
 from typing import Any
 
-from toolcall import SSEDecoder
+from . import walk
 
-Chunk = dict[str, Any]
+Chunk = walk.Chunk
 
 TRUNCATED = "long_arguments_truncated"
 TRUNCATED_FROM = "long_arguments"
@@ -28,9 +27,7 @@ TRUNCATED_FROM = "long_arguments"
 
 def decode(body: bytes) -> list[Chunk]:
     """The JSON payloads of an SSE body, in order, without `[DONE]`."""
-    decoder = SSEDecoder()
-    payloads = decoder.feed(body) + decoder.close()
-    return [json.loads(payload) for payload in payloads if payload.strip() != "[DONE]"]
+    return walk.chunks(body)
 
 
 def truncate(chunks: list[Chunk]) -> list[Chunk] | None:
@@ -49,18 +46,9 @@ def truncate(chunks: list[Chunk]) -> list[Chunk] | None:
     return [*chunks[:keep], finish, *chunks[finishes[-1] + 1 :]]
 
 
-def _choice(chunk: Chunk) -> dict[str, Any]:
-    choices = chunk.get("choices") or []
-    first = choices[0] if choices else {}
-    return first if isinstance(first, dict) else {}
-
-
 def _carries_arguments(chunk: Chunk) -> bool:
-    delta = _choice(chunk).get("delta") or {}
-    return any(
-        (call.get("function") or {}).get("arguments") for call in delta.get("tool_calls") or []
-    )
+    return any(walk.function_of(call).get("arguments") for call in walk.view(0, chunk).tool_calls)
 
 
 def _finish_reason(chunk: Chunk) -> Any:
-    return _choice(chunk).get("finish_reason")
+    return walk.view(0, chunk).finish_reason

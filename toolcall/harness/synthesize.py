@@ -111,7 +111,14 @@ from jsonschema.exceptions import best_match
 from . import cassettes
 from .profiles import Cell, Provider, Suite
 
-__all__ = ["SYNTHESIS_SCHEMA", "SynthesisError", "render", "settings", "synthesize"]
+__all__ = [
+    "SYNTHESIS_SCHEMA",
+    "SynthesisError",
+    "render",
+    "render_reply",
+    "settings",
+    "synthesize",
+]
 
 #: GPT-2-style pre-tokenizer: a word with its leading space, digits, punctuation runs, spaces.
 _TOKEN = re.compile(r" ?[^\W\d_]+| ?\d+| ?[^\s\w]+|\s+(?!\S)|\s+|.", re.DOTALL)
@@ -123,6 +130,7 @@ _ALPHABETS = {
     "digits": string.digits,
 }
 _MAX_CREATED_OFFSET = 7 * 24 * 3600
+SYNTHESIZED = "synthesized"
 
 _template: dict[str, Any] = {"type": "string", "minLength": 2}
 _kind_properties: dict[str, Any] = {k: _template for k in ("chunk", "choice", "delta", "first")}
@@ -319,7 +327,17 @@ def render(suite: Suite, provider: Provider, cell: Cell) -> str:
     """The SSE body `provider` would send for `cell`, carrying the scenario's `reply`."""
     if cell.not_applicable is not None:
         raise SynthesisError(f"{cell.id} is not applicable: {cell.not_applicable}")
-    return _Renderer(suite, provider, cell, settings(provider, cell.scenario)).body()
+    reply = suite.scenarios[cell.scenario].reply
+    spec = settings(provider, cell.scenario)
+    return _Renderer(provider, cell, spec, reply, suite.request_body(provider, cell)).body()
+
+
+def render_reply(suite: Suite, provider: Provider, cell: Cell, reply: Mapping[str, Any]) -> str:
+    """The SSE body `provider` would send for `reply` (reasoning, content, calls) under `cell`'s
+    synthesis settings: how a recording's own reply looks through our templates, so the two
+    streams can be compared for structure."""
+    spec = settings(provider, cell.scenario)
+    return _Renderer(provider, cell, spec, reply, suite.request_body(provider, cell)).body()
 
 
 def synthesize(
@@ -327,14 +345,16 @@ def synthesize(
 ) -> list[Path]:
     """Write `cassettes/<provider>/<scenario>.yaml` for every synthesized cell; return the paths.
 
-    Cells whose provenance is `recorded` are real recordings and are never overwritten; cells
-    that are not applicable get no cassette.
+    A cassette whose own metadata says it was recorded or published is evidence and is never
+    overwritten, whatever providers.yaml says; cells that are not applicable get no cassette.
     """
     written = []
     for prov, _scen, cell in suite.cells(provider, scenario):
         if cell.not_applicable is not None or cell.provenance.get("kind") != "synthesized":
             continue
         path = cassettes.cassette_path(suite.cassettes, prov.key, cell.scenario)
+        if cassettes.evidence_kind(path) not in (None, SYNTHESIZED):
+            continue
         cassettes.write_atomically(path, cassette_text(suite, prov, cell))
         written.append(path)
     return written
@@ -352,6 +372,14 @@ def cassette_text(suite: Suite, provider: Provider, cell: Cell) -> str:
         response_headers={"Content-Type": [settings(provider, cell.scenario)["content_type"]]},
         response_body=body,
     )
+    cassette["metadata"] = {
+        "provenance": {
+            "kind": SYNTHESIZED,
+            "rendered_from": f"providers.yaml providers.{provider.key}.synthesis and "
+            f"scenarios.yaml scenarios.{cell.scenario}.reply",
+            "follows": " ".join(str(cell.provenance.get("follows", "")).split()),
+        }
+    }
     return cassettes.dump(cassette)
 
 
@@ -361,13 +389,20 @@ def cassette_text(suite: Suite, provider: Provider, cell: Cell) -> str:
 class _Renderer:
     """Renders one cell. Holds the stream-level state: the chunk count and seeded generators."""
 
-    def __init__(self, suite: Suite, provider: Provider, cell: Cell, spec: dict[str, Any]):
+    def __init__(
+        self,
+        provider: Provider,
+        cell: Cell,
+        spec: dict[str, Any],
+        reply: Mapping[str, Any],
+        request: Mapping[str, Any],
+    ):
         self.provider = provider
         self.cell = cell
         self.spec = spec
         self.where = f"providers.{provider.key}.synthesis (for {cell.scenario})"
         self.templates: dict[str, Any] = spec["templates"]
-        self.reply: dict[str, Any] = suite.scenarios[cell.scenario].reply
+        self.reply: Mapping[str, Any] = reply
         self.out: list[str] = []
         self.chunks = 0
         seed = f"{provider.key}|{cell.scenario}"
@@ -394,7 +429,7 @@ class _Renderer:
         self.arguments = self._arguments_texts()
         self.call_ids = self._call_ids(seed)
         if "usage" in spec:
-            self.common["usage"] = _Json(self._usage(suite.request_body(provider, cell)))
+            self.common["usage"] = _Json(self._usage(request))
 
     # -- the stream, top to bottom -----------------------------------------------------------
 

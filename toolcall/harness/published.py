@@ -1,0 +1,238 @@
+"""Published recordings: real streams that third parties recorded and published, kept as evidence.
+
+A synthesized cassette shows our model of a provider; only a recording shows the provider. So the
+suite carries public recordings verbatim, each as a vcrpy cassette under
+`cassettes/<provider>/published/<stem>.yaml` whose metadata says where it came from (repository,
+path, commit, license, model, first-party or relay, and any conversion), beside a hand-written
+`<stem>.expected.json` (format: `toolcall/schemas/expected.schema.json`) saying what a correct
+assembler makes of it. The expectation is written from the bytes, never computed by the library
+it judges, the way JSON-Schema-Test-Suite keeps each input and its verdict together.
+
+Verbatim is checked, not promised: the provenance keeps the SHA-256 of the source file, and the
+body must give it back (for a source of one JSON chunk per line, after undoing the documented
+conversion to `data: <line>` events).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
+from . import cassettes
+from .profiles import format_schema
+
+PUBLISHED = "published"
+EXPECTED_SUFFIX = ".expected.json"
+#: How a source in one-JSON-chunk-per-line form was made into an event stream.
+JSONL_CONVERSION = "one JSON chunk per line, each made a `data: <line>` event; no [DONE] added"
+#: The endpoint a published cassette's placeholder request goes to (sources rarely publish the
+#: request, and replay only needs a request to match).
+PLACEHOLDER_URL = "https://published.invalid/v1/chat/completions"
+
+ORIGINS = ("first-party", "relay", "documentation")
+
+
+class PublishedError(Exception):
+    """A published recording or its expectation is malformed; the message names the file."""
+
+
+@dataclass(frozen=True)
+class Recording:
+    """One published recording and its hand-written expectation."""
+
+    provider: str
+    stem: str
+    path: Path
+    expected_path: Path
+    provenance: dict[str, Any]
+    expected: dict[str, Any]
+
+    @property
+    def id(self) -> str:
+        return f"{self.provider}/{PUBLISHED}/{self.stem}"
+
+    @property
+    def origin(self) -> str:
+        return str(self.provenance.get("origin", ""))
+
+
+def discover(cassettes_root: Path, provider: str | None = None) -> list[Recording]:
+    """Every published recording under `cassettes_root`, sorted by provider then name."""
+    found = []
+    for path in sorted(cassettes_root.glob(f"*/{PUBLISHED}/*.yaml")):
+        key = path.parent.parent.name
+        if provider is not None and key != provider:
+            continue
+        found.append(load(key, path))
+    return found
+
+
+def load(provider: str, path: Path) -> Recording:
+    """Read one published cassette and its expectation; both must be well-formed."""
+    try:
+        cassette = cassettes.load(path)
+    except Exception as exc:  # a YAML error is reported as this file's problem, not a traceback
+        raise PublishedError(f"{path}: not a readable cassette: {exc}") from None
+    metadata = cassette.get("metadata") or {}
+    provenance = metadata.get("provenance") if isinstance(metadata, dict) else None
+    if not isinstance(provenance, dict) or provenance.get("kind") != PUBLISHED:
+        raise PublishedError(f"{path}: metadata.provenance.kind must be {PUBLISHED!r}")
+    error = best_match(_PROVENANCE.iter_errors(provenance))
+    if error is not None:
+        where = ".".join(str(p) for p in error.absolute_path) or "(top level)"
+        raise PublishedError(f"{path}: metadata.provenance.{where}: {error.message}")
+    stem = path.name.removesuffix(".yaml")
+    expected_path = path.with_name(stem + EXPECTED_SUFFIX)
+    try:
+        expected = json.loads(expected_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise PublishedError(
+            f"{path}: no expectation beside it ({expected_path.name}); write one by hand"
+        ) from None
+    except ValueError as exc:
+        raise PublishedError(f"{expected_path}: not JSON: {exc}") from None
+    error = best_match(_EXPECTED.iter_errors(expected))
+    if error is not None:
+        where = ".".join(str(p) for p in error.absolute_path) or "(top level)"
+        raise PublishedError(f"{expected_path}: {where}: {error.message}")
+    if expected["recording"] != path.name:
+        raise PublishedError(
+            f"{expected_path}: names recording {expected['recording']!r}, not {path.name!r}"
+        )
+    return Recording(provider, stem, path, expected_path, provenance, expected)
+
+
+def source_bytes(body: bytes, provenance: dict[str, Any]) -> bytes:
+    """The source file the body was made from, undoing the documented conversion, if any."""
+    text = body.decode("utf-8")
+    if provenance.get("conversion") == JSONL_CONVERSION:
+        events = [event for event in text.split("\n\n") if event]
+        return "".join(event.removeprefix("data: ") + "\n" for event in events).encode("utf-8")
+    blanked = provenance.get("blanked_lines") or []
+    if blanked:
+        lines = text.split("\n")
+        for edit in blanked:
+            lines[edit["line"] - 1] = edit["was"]
+        return "\n".join(lines).encode("utf-8")
+    return body
+
+
+def blank_lines(source: bytes, numbers: list[int]) -> tuple[bytes, list[dict[str, Any]]]:
+    """`source` with the given (1-based) lines emptied, and the record that restores them.
+
+    For an author's elision marks (`......`) that sit between two `data:` lines: left in, they
+    would join the events around them into one invalid payload, which is the author's edit, not
+    what the provider sent. Emptying the line keeps every other byte and every line number.
+    """
+    lines = source.decode("utf-8").split("\n")
+    edits = []
+    for number in sorted(set(numbers)):
+        if not 1 <= number <= len(lines) or lines[number - 1].startswith("data:"):
+            raise PublishedError(f"line {number} is not a non-data line of the source")
+        edits.append({"line": number, "was": lines[number - 1]})
+        lines[number - 1] = ""
+    return "\n".join(lines).encode("utf-8"), edits
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def build_cassette(
+    source: bytes, provenance: dict[str, Any], *, jsonl: bool, blank: list[int] | None = None
+) -> dict[str, Any]:
+    """A vcrpy cassette carrying `source` verbatim (or converted from JSON lines) as its body.
+
+    The request is a placeholder: the sources publish the response, rarely the request, and
+    replay needs only something to match. The provenance gains the source's SHA-256, so the
+    body can be checked against it later.
+    """
+    text = source.decode("utf-8")
+    if blank:
+        if jsonl:
+            raise PublishedError("blank lines apply to an SSE source, not to JSON lines")
+        edited, edits = blank_lines(source, blank)
+        text = edited.decode("utf-8")
+        provenance = {**provenance, "blanked_lines": edits}
+    if jsonl:
+        lines = [line for line in text.splitlines() if line.strip()]
+        text = "".join(f"data: {line}\n\n" for line in lines)
+        provenance = {**provenance, "conversion": JSONL_CONVERSION}
+        if source_bytes(text.encode("utf-8"), provenance) != source:
+            raise PublishedError(
+                "the JSON-lines source does not survive the conversion unchanged (blank lines or "
+                "a missing final newline); fix the conversion rather than the evidence"
+            )
+    provenance = {"kind": PUBLISHED, **provenance, "sha256": sha256(source)}
+    cassette = cassettes.build(
+        uri=PLACEHOLDER_URL,
+        request_body=json.dumps({"model": provenance["model"], "stream": True}),
+        request_headers=cassettes.request_headers(),
+        status=200,
+        reason="OK",
+        response_headers={"Content-Type": ["text/event-stream"]},
+        response_body=text,
+    )
+    cassette["metadata"] = {"provenance": provenance}
+    return cassette
+
+
+def write(cassettes_root: Path, provider: str, stem: str, cassette: dict[str, Any]) -> Path:
+    """Write a new published cassette; an existing one is evidence and is never replaced."""
+    path = cassettes_root / provider / PUBLISHED / f"{stem}.yaml"
+    if path.exists():
+        raise PublishedError(f"{path} exists; published evidence is never overwritten")
+    cassettes.write_atomically(path, cassettes.dump(cassette))
+    return path
+
+
+_PROVENANCE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["kind", "source", "license", "model", "origin", "sha256"],
+    "additionalProperties": False,
+    "properties": {
+        "kind": {"const": PUBLISHED},
+        "source": {
+            "type": "object",
+            "required": ["repository", "path", "commit"],
+            "additionalProperties": False,
+            "properties": {
+                "repository": {"type": "string", "minLength": 3},
+                "path": {"type": "string", "minLength": 1},
+                "commit": {"type": ["string", "null"], "pattern": "^[0-9a-f]{40}$"},
+                "url": {"type": "string"},
+            },
+        },
+        "license": {"type": "string", "minLength": 2},
+        "model": {"type": "string", "minLength": 1},
+        "endpoint": {"type": "string"},
+        "origin": {"enum": list(ORIGINS)},
+        "relay": {"type": "string"},
+        "captured": {"type": "string"},
+        "extraction": {"type": "string", "minLength": 10},
+        "conversion": {"const": JSONL_CONVERSION},
+        "blanked_lines": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["line", "was"],
+                "additionalProperties": False,
+                "properties": {
+                    "line": {"type": "integer", "minimum": 1},
+                    "was": {"type": "string"},
+                },
+            },
+        },
+        "notes": {"type": "string"},
+        "sha256": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+    },
+}
+_PROVENANCE = Draft202012Validator(_PROVENANCE_SCHEMA)
+_EXPECTED = Draft202012Validator(format_schema("expected.schema.json"))
