@@ -248,22 +248,28 @@ def check_recording(suite: Suite, recording: published.Recording) -> Outcome:
     if provider is None:
         findings.append(Finding("profile", "$", "a profile in providers.yaml", recording.provider))
     else:
-        findings += profile_findings(provider, recording.stem, body)
+        framing = published.shows_framing(recording.provenance)
+        findings += profile_findings(provider, recording.stem, body, framing=framing)
     if findings:
         outcome.status = "fail"
     return outcome
 
 
-def profile_findings(provider: Provider, stem: str, body: bytes) -> list[Finding]:
+def profile_findings(
+    provider: Provider, stem: str, body: bytes, *, framing: bool = True
+) -> list[Finding]:
     """What one recording says against its provider's declared quirks, waivers applied.
 
     Each finding names the recording (the evidence) and the quirk, so a mistaken profile is
-    reported as "this recording contradicts you", not as a cassette failing.
+    reported as "this recording contradicts you", not as a cassette failing. A recording whose
+    source held one JSON chunk per line (`framing` false) cannot tell `[DONE]` or comments.
     """
     try:
         observed = fingerprint.observe(body)
     except walk.UnreadableStream as exc:
         return [Finding("quirks", "$", "a readable stream", str(exc))]
+    if not framing:
+        observed.quirks.update(dict.fromkeys(fingerprint.FRAMING))
     found = []
     for quirk, want, got in fingerprint.compare(provider.quirks, observed):
         if (stem, quirk) in provider.waivers:
@@ -341,10 +347,19 @@ _MISSING = _Missing()
 
 
 def _comparable(document: dict[str, Any]) -> dict[str, Any]:
-    """The parts of an expectation that are judged (an error's wording is not)."""
+    """The parts of an expectation that are judged (an error's wording is not).
+
+    Calls that all carry distinct ids are compared by id, not by position: the id is what a
+    tool result answers, and a provider's indices may disagree with the order it opened the
+    calls in (Vertex numbers its first call 1), so either order is a faithful answer.
+    """
     if "error" in document:
         return {"error": document["error"]["kind"]}
-    return {k: document[k] for k in ("tool_calls", "content", "reasoning", "finish_reason")}
+    judged = {k: document[k] for k in ("tool_calls", "content", "reasoning", "finish_reason")}
+    ids = [call["id"] for call in judged["tool_calls"]]
+    if all(ids) and len(set(ids)) == len(ids):
+        judged["tool_calls"] = sorted(judged["tool_calls"], key=lambda call: call["id"])
+    return judged
 
 
 def _provenance(provenance: dict[str, Any]) -> str:

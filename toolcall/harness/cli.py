@@ -90,6 +90,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     pub.add_argument("--notes", help="anything a reader of the evidence must know")
     pub.add_argument("--jsonl", action="store_true", help="the file holds one JSON chunk per line")
     pub.add_argument(
+        "--from-jsonl",
+        action="store_true",
+        help="the file is SSE already made from an upstream file of one JSON chunk per line",
+    )
+    pub.add_argument(
         "--blank-line",
         type=int,
         action="append",
@@ -229,6 +234,8 @@ def _publish(suite: Suite, args: argparse.Namespace) -> int:
         "origin": args.origin,
         **{key: value for key, value in optional.items() if value},
     }
+    if args.from_jsonl:
+        provenance["source_format"] = "jsonl"
     cassette = published.build_cassette(
         args.file.read_bytes(), provenance, jsonl=args.jsonl, blank=args.blank_line
     )

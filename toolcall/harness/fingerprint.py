@@ -39,6 +39,8 @@ def _vocabulary() -> dict[str, tuple[tuple[Any, ...], str]]:
 #: quirk -> (allowed values, what it means); `id_pattern` is a regex, not an enum.
 QUIRKS: dict[str, tuple[tuple[Any, ...], str]] = _vocabulary()
 ORDER = tuple(QUIRKS)
+#: Quirks of the SSE framing, which a source of one JSON chunk per line cannot show.
+FRAMING = ("sse_comments", "done")
 
 
 @dataclass

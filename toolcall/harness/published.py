@@ -112,8 +112,9 @@ def source_bytes(body: bytes, provenance: dict[str, Any]) -> bytes:
     """The source file the body was made from, undoing the documented conversion, if any."""
     text = body.decode("utf-8")
     if provenance.get("conversion") == JSONL_CONVERSION:
-        events = [event for event in text.split("\n\n") if event]
-        return "".join(event.removeprefix("data: ") + "\n" for event in events).encode("utf-8")
+        events = [event.removeprefix("data: ") for event in text.split("\n\n") if event]
+        end = "\n" if provenance.get("final_newline", True) else ""
+        return ("\n".join(events) + end).encode("utf-8")
     blanked = provenance.get("blanked_lines") or []
     if blanked:
         lines = text.split("\n")
@@ -140,6 +141,12 @@ def blank_lines(source: bytes, numbers: list[int]) -> tuple[bytes, list[dict[str
     return "\n".join(lines).encode("utf-8"), edits
 
 
+def shows_framing(provenance: dict[str, Any]) -> bool:
+    """Whether the recording can show SSE framing (`[DONE]`, comments): not when its source
+    was one JSON chunk per line."""
+    return bool(provenance.get("source_format", "sse") != "jsonl")
+
+
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -163,7 +170,9 @@ def build_cassette(
     if jsonl:
         lines = [line for line in text.splitlines() if line.strip()]
         text = "".join(f"data: {line}\n\n" for line in lines)
-        provenance = {**provenance, "conversion": JSONL_CONVERSION}
+        provenance = {**provenance, "conversion": JSONL_CONVERSION, "source_format": "jsonl"}
+        if not source.endswith(b"\n"):
+            provenance["final_newline"] = False
         if source_bytes(text.encode("utf-8"), provenance) != source:
             raise PublishedError(
                 "the JSON-lines source does not survive the conversion unchanged (blank lines or "
@@ -217,6 +226,12 @@ _PROVENANCE_SCHEMA: dict[str, Any] = {
         "captured": {"type": "string"},
         "extraction": {"type": "string", "minLength": 10},
         "conversion": {"const": JSONL_CONVERSION},
+        "final_newline": {"const": False},
+        "source_format": {
+            "enum": ["sse", "jsonl"],
+            "description": "jsonl: the upstream file held one JSON chunk per line, so it cannot "
+            "show `[DONE]` or SSE comments, whoever made it an event stream",
+        },
         "blanked_lines": {
             "type": "array",
             "minItems": 1,

@@ -28,7 +28,7 @@ SECRET_QUERY_PARAMETERS = ("key", "api_key", "api-key", "access_token")
 
 PATTERNS: dict[str, re.Pattern[str]] = {
     "openai-key": re.compile(r"sk-[A-Za-z0-9_-]{20,}"),
-    "xai-key": re.compile(r"xai-[A-Za-z0-9_-]{20,}"),
+    "xai-key": re.compile(r"xai-[A-Za-z0-9]{32,}"),
     "google-key": re.compile(r"AIza[0-9A-Za-z_-]{30,}"),
     "bearer-token": re.compile(r"Bearer\s+(?!<API_KEY>)[A-Za-z0-9._~+/=-]{16,}"),
     "jwt": re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),

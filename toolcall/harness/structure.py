@@ -162,5 +162,5 @@ def compare_recording(suite: Suite, recording: published.Recording, body: bytes)
     }
     cell = provider.cells[scenario_for(provider, expected)]
     rendered = synthesize.render_reply(suite, provider, cell, reply).encode("utf-8")
-    done = recording.provenance.get("conversion") != published.JSONL_CONVERSION
+    done = published.shows_framing(recording.provenance)
     return differences(outline(body, done=done), outline(rendered, done=done))

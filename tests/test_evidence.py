@@ -1,0 +1,169 @@
+"""The suite rests on evidence: published recordings judge the profiles and the synthesis.
+
+(a) every published recording carries its provenance, a redistributable license and a body that
+    is verbatim (its SHA-256 matches the source's); (b) every declared quirk names recordings that
+    exist and are of the evidence level it claims; (c) every first-party recording's own reply,
+    rendered through its provider's synthesis, has the recording's structure (or a waiver says
+    why not); (d) a profile edited the way a mistaken author would edit it, with its cassettes
+    regenerated to agree, turns the suite red and names the recording that contradicts it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import shutil
+from pathlib import Path
+
+import pytest
+
+from toolcall.harness import cassettes, published, structure, synthesize
+from toolcall.harness.checks import check_cell, check_recording
+from toolcall.harness.profiles import STRUCTURE, load_suite
+from toolcall.harness.replay import replay_own_request
+
+ROOT = Path(__file__).resolve().parent.parent
+SUITE = load_suite(ROOT)
+RECORDINGS = published.discover(SUITE.cassettes)
+FIRST_PARTY_TURNS = [
+    r for r in RECORDINGS if r.origin == "first-party" and "error" not in r.expected
+]
+#: Licenses that allow the recordings to be redistributed here (with their notices).
+REDISTRIBUTABLE = {"Apache-2.0", "MIT", "CC-BY-4.0"}
+EVIDENCE_ORIGIN = {"first-party": "first-party", "relay": "relay", "documentation": "documentation"}
+
+
+def ids(recordings: list[published.Recording]) -> list[str]:
+    return [r.id for r in recordings]
+
+
+# -- (a) provenance ------------------------------------------------------------------------------
+
+
+def test_every_provider_has_published_evidence() -> None:
+    backed = {r.provider for r in RECORDINGS}
+    assert sorted(set(SUITE.providers) - backed) == []
+
+
+@pytest.mark.parametrize("recording", RECORDINGS, ids=ids(RECORDINGS))
+def test_recording_is_verbatim_and_redistributable(recording: published.Recording) -> None:
+    assert recording.provenance["license"] in REDISTRIBUTABLE, recording.provenance["license"]
+    body = cassettes.response_body(cassettes.load(recording.path))
+    source = published.source_bytes(body, recording.provenance)
+    assert published.sha256(source) == recording.provenance["sha256"]
+
+
+def test_a_changed_byte_is_caught(tmp_path: Path) -> None:
+    original = next(r for r in RECORDINGS if r.stem.startswith("fantasy_gpt-4o"))
+    folder = tmp_path / "cassettes" / "openai" / "published"
+    folder.mkdir(parents=True)
+    text = original.path.read_text(encoding="utf-8")
+    (folder / original.path.name).write_text(
+        text.replace('"arguments":": 2, "', '"arguments":": 7, "', 1), "utf-8"
+    )
+    shutil.copy(original.expected_path, folder / original.expected_path.name)
+    (tampered,) = published.discover(tmp_path / "cassettes")
+    outcome = check_recording(SUITE, tampered)
+    checks = {f.check for f in outcome.findings}
+    assert {"verbatim", "expected"} <= checks, outcome.report()
+
+
+def test_a_recording_without_an_expectation_is_refused(tmp_path: Path) -> None:
+    original = RECORDINGS[0]
+    folder = tmp_path / original.provider / "published"
+    folder.mkdir(parents=True)
+    shutil.copy(original.path, folder / original.path.name)
+    with pytest.raises(published.PublishedError, match="no expectation beside it"):
+        published.discover(tmp_path)
+
+
+def test_synthesize_never_overwrites_published_or_recorded(tmp_path: Path) -> None:
+    target = tmp_path / "cassettes" / "qwen" / "single_call.yaml"
+    target.parent.mkdir(parents=True)
+    shutil.copy(RECORDINGS[0].path, target)
+    before = target.read_bytes()
+    written = synthesize.synthesize(dataclasses.replace(SUITE, root=tmp_path), "qwen")
+    assert target not in written
+    assert target.read_bytes() == before
+
+
+# -- (b) each declared quirk names its evidence ---------------------------------------------------
+
+
+def test_declared_quirks_name_recordings_of_the_claimed_kind() -> None:
+    by_stem = {(r.provider, r.stem): r for r in RECORDINGS}
+    problems = []
+    for provider in SUITE.providers.values():
+        for quirk, entry in provider.quirk_evidence.items():
+            for stem in entry.get("recordings", []):
+                recording = by_stem.get((provider.key, stem))
+                where = f"providers.{provider.key}.quirks.{quirk}"
+                if recording is None:
+                    problems.append(f"{where}: no published recording {stem!r}")
+                elif recording.origin != EVIDENCE_ORIGIN[entry["evidence"]]:
+                    problems.append(
+                        f"{where}: {stem} is {recording.origin}, not {entry['evidence']}"
+                    )
+        for stem, _quirk in provider.waivers:
+            if (provider.key, stem) not in by_stem:
+                problems.append(f"providers.{provider.key}.waivers: no recording {stem!r}")
+    assert problems == []
+
+
+# -- (c) synthesis has the structure of the recordings ---------------------------------------------
+
+
+@pytest.mark.parametrize("recording", FIRST_PARTY_TURNS, ids=ids(FIRST_PARTY_TURNS))
+def test_synthesis_has_the_recordings_structure(recording: published.Recording) -> None:
+    provider = SUITE.providers[recording.provider]
+    body = replay_own_request(recording.path).body
+    differences = structure.compare_recording(SUITE, recording, body)
+    waiver = provider.waivers.get((recording.stem, STRUCTURE))
+    if waiver is not None:
+        # A waiver must still be needed, or it hides the next real difference.
+        assert differences, f"{recording.id}: the structure waiver is no longer needed"
+        pytest.skip(f"waived: {waiver}")
+    assert differences == [], f"{recording.id} vs providers.{provider.key}.synthesis"
+
+
+# -- (d) a mistaken author is caught ---------------------------------------------------------------
+
+
+def test_a_mistaken_profile_is_caught_by_the_recording(tmp_path: Path) -> None:
+    """Flip Qwen's `later_id` from `""` to absent in both the quirks and the synthesis, and
+    regenerate the copy's cassettes: they agree with the flipped profile, so only the recording
+    can say the profile is wrong, and it must."""
+    for name in ("providers.yaml", "scenarios.yaml"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    shutil.copytree(ROOT / "cassettes", tmp_path / "cassettes")
+    providers = tmp_path / "providers.yaml"
+    text = providers.read_text(encoding="utf-8")
+    quirk_old = "later_id: {value: empty,"
+    template_old = """fragment: '{"index":$index,"id":"","type":"function","""
+    assert quirk_old in text and template_old in text
+    trailing_old = """"index":$index,"id":"","type":"function"}'"""
+    assert trailing_old in text
+    text = (
+        text.replace(quirk_old, "later_id: {value: absent,")
+        .replace(template_old, """fragment: '{"index":$index,"type":"function",""")
+        .replace(trailing_old, """"index":$index,"type":"function"}'""")
+    )
+    providers.write_text(text, encoding="utf-8")
+    mistaken = load_suite(tmp_path)
+    synthesize.synthesize(mistaken, "qwen")
+
+    qwen = mistaken.providers["qwen"]
+    cells = [check_cell(mistaken, qwen, qwen.cells["single_call"])]
+    assert [c.status for c in cells] == ["pass"], cells[0].report()
+    contradicted = [
+        check_recording(mistaken, r) for r in published.discover(mistaken.cassettes, "qwen")
+    ]
+    lines = [f.line() for outcome in contradicted for f in outcome.findings]
+    assert any(
+        "providers.qwen.quirks.later_id" in line and "vercel-ai_qwen3-max-tool-call" in line
+        for line in lines
+    ), lines
+    recording = next(
+        r for r in published.discover(mistaken.cassettes, "qwen") if r.stem.endswith("tool-call")
+    )
+    body = replay_own_request(recording.path).body
+    assert any("id" in line for line in structure.compare_recording(mistaken, recording, body))
