@@ -187,10 +187,11 @@ def recording_cases(suite: Suite, provider: str | None) -> Iterator[Case]:
 
 
 def expected_from_file(expected: dict[str, Any]) -> Expected:
-    """A hand-written expectation as the judge reads it (an error kind of `truncated` expects
-    the cut to be reported; any other error expects an error too)."""
+    """A hand-written expectation as the judge reads it: calls, the cut of a truncated turn
+    reported, or another kind of error reported."""
     if "error" in expected:
-        return Expected(truncated=True)
+        kind = expected["error"]["kind"]
+        return Expected(truncated=True) if kind == "truncated" else Expected(error=kind)
     calls = expected["tool_calls"]
     return Expected(
         calls=tuple(

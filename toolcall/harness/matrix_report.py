@@ -11,6 +11,13 @@ import platform
 
 from .matrix import Matrix, Result
 
+#: Said under every matrix: who decides what the right answer is, per kind of row.
+JUDGES = (
+    "judged by: published/<name> rows, the expectation written by hand beside the recording; "
+    "scenario rows (synthesized cassettes), the reference's own turn for the same bytes plus the "
+    "scenario's expect schema; *_truncated rows, that the cut is reported"
+)
+
 
 def _rows(matrix: Matrix) -> list[tuple[str, str]]:
     return list(dict.fromkeys((r.provider, r.scenario) for r in matrix.results))
@@ -66,7 +73,7 @@ def text(matrix: Matrix) -> str:
             f"FAIL {r.implementation} {r.provider}/{r.scenario}: {r.verdict.reason}"
             for r in failures
         ]
-    lines += ["", summary(matrix)]
+    lines += ["", summary(matrix), JUDGES]
     return "\n".join(lines)
 
 
@@ -77,6 +84,8 @@ def markdown(matrix: Matrix) -> str:
         "# Implementation matrix",
         "",
         f"Measured with {versions(matrix)}.",
+        "",
+        JUDGES[0].upper() + JUDGES[1:] + ".",
         "",
         "| implementation | version | passed |",
         "|---|---|---|",

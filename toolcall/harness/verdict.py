@@ -35,6 +35,9 @@ class Expected:
     calls: tuple[Call, ...] = ()
     arguments: tuple[Any, ...] = ()
     truncated: bool = False
+    #: The kind of error a correct implementation reports instead of calls (a hand-written
+    #: expectation of a malformed or provider-error stream); None when calls are expected.
+    error: str | None = None
     document: dict[str, Any] = field(default_factory=dict)
     schema: dict[str, Any] = field(default_factory=dict)
 
@@ -57,6 +60,14 @@ def judge(expected: Expected, answer: Assembled | BaseException) -> Verdict:
         return Verdict("crash", crash_reason(answer))
     if expected.truncated:
         return _judge_truncated(answer)
+    if expected.error is not None:
+        if answer.error is not None:
+            return Verdict(PASS)
+        return Verdict(
+            "error not reported",
+            f"error not reported: the stream is {expected.error}, yet "
+            f"{len(answer.calls)} call(s) came back without an error",
+        )
     return _judge_complete(expected, answer)
 
 
