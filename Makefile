@@ -5,6 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PEERS_STAMP := $(VENV)/.peers-stamp
+JS_STAMP := clients/js/node_modules/.installed-stamp
 PYTEST_FILTERS := $(if $(PROVIDER),--provider $(PROVIDER)) $(if $(SCENARIO),--scenario $(SCENARIO))
 
 .PHONY: test conformance matrix bench lint typecheck synthesize record drift scan clean
@@ -16,7 +17,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 ## test: lint, mypy --strict, and the whole pytest suite (conformance included)
-test: lint typecheck
+test: lint typecheck $(JS_STAMP)
 	$(BIN)/python -m pytest -q
 
 ## conformance: replay every cassette offline; matrix on screen, JUnit + Markdown in reports/
@@ -31,8 +32,15 @@ $(PEERS_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,fast,peers]' && touch $(PEERS_STAMP) \
 		|| echo "warning: the peers extra did not install; missing peers are listed as unavailable"
 
+# The JavaScript clients (openai Node SDK, Vercel AI SDK), pinned by clients/js/package-lock.json.
+# Like the Python peers, a failed install is not fatal: the matrix lists them as unavailable.
+$(JS_STAMP): clients/js/package-lock.json
+	(command -v npm >/dev/null && npm ci --prefix clients/js --no-audit --no-fund --loglevel=error \
+		&& touch $(JS_STAMP)) \
+		|| echo "warning: the JavaScript clients did not install; they are listed as unavailable"
+
 ## matrix: every assembler (ours, the peers, EXTERNAL='name=command') over every cassette
-matrix: $(PEERS_STAMP)
+matrix: $(PEERS_STAMP) $(JS_STAMP)
 	@mkdir -p reports
 	$(BIN)/toolcall matrix --markdown reports/matrix.md \
 		$(if $(PROVIDER),--provider $(PROVIDER)) $(if $(SCENARIO),--scenario $(SCENARIO)) \

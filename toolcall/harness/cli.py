@@ -103,6 +103,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="empty line N (an author's elision mark between events); recorded, reversible",
     )
 
+    srv = commands.add_parser(
+        "serve", help="a local OpenAI-compatible server answering from the cassettes"
+    )
+    srv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    srv.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 for any free)")
+    srv.add_argument("--verbose", action="store_true", help="log every request")
+
     scan = commands.add_parser("scan", help="look for secrets in cassettes (fails on a hit)")
     scan.add_argument("paths", type=Path, nargs="*", help="files or folders (default cassettes/)")
 
@@ -119,6 +126,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _scan(suite, args.paths or [suite.cassettes])
         if args.command == "publish":
             return _publish(suite, args)
+        if args.command == "serve":
+            return _serve(suite, args)
         return _synthesize(suite, args.provider, args.scenario)
     except (ProfileError, published.PublishedError) as exc:
         print(f"toolcall: {exc}", file=sys.stderr)
@@ -214,6 +223,27 @@ def _record(suite: Suite, args: argparse.Namespace) -> int:
             print("\n".join(f"    {line}" for line in accept_yaml(recorded).splitlines()))
     print(f"{failed} failed, {drifted} drifted")
     return 1 if failed or drifted else 0
+
+
+def _serve(suite: Suite, args: argparse.Namespace) -> int:
+    """Serve until interrupted, after saying where and how to reach each provider."""
+    from . import serve
+
+    running = serve.start(suite, host=args.host, port=args.port, verbose=args.verbose)
+    print(f"toolcall serve: {running.base_url}  (Ctrl-C to stop)")
+    for key in suite.providers:
+        print(f"  {key:<9} base URL {running.url(key)}")
+    print(
+        "  pick a cassette by sending a scenario's request (scenarios.yaml) or with "
+        "X-Toolcall-Scenario; faults with X-Toolcall-Fault: " + ", ".join(serve.FAULTS)
+    )
+    try:
+        running.thread.join()
+    except KeyboardInterrupt:
+        print("stopped")
+    finally:
+        serve.stop(running)
+    return 0
 
 
 def _publish(suite: Suite, args: argparse.Namespace) -> int:

@@ -119,7 +119,7 @@ def run(
         for implementation in implementations:
             answer: Any
             try:
-                with no_network():
+                with no_network(loopback=True):
                     answer = implementation.assemble(case.chunks, case.request)
             except Exception as exc:
                 answer = exc
@@ -176,7 +176,7 @@ def recording_cases(suite: Suite, provider: str | None) -> Iterator[Case]:
             body = replay_own_request(recording.path).body
         except ReplayError as exc:
             raise MatrixError(f"{recording.id}: {exc}") from None
-        request = {"model": recording.provenance["model"], "stream": True}
+        request = recording_request(recording)
         yield Case(
             recording.provider,
             f"{published.PUBLISHED}/{recording.stem}",
@@ -184,6 +184,25 @@ def recording_cases(suite: Suite, provider: str | None) -> Iterator[Case]:
             request,
             expected_from_file(recording.expected),
         )
+
+
+def recording_request(recording: published.Recording) -> dict[str, Any]:
+    """A request a client can send for a published recording: its sources publish the response
+    only, so the request names the model, asks a placeholder question and offers every tool the
+    recording calls (with an open parameters schema), as the recorded request must have done. An
+    HTTP client that validates tool names against its request needs the tools to be there."""
+    names = dict.fromkeys(call["name"] for call in recording.expected.get("tool_calls", []))
+    request: dict[str, Any] = {
+        "model": recording.provenance["model"],
+        "stream": True,
+        "messages": [{"role": "user", "content": "(the request was not published)"}],
+    }
+    if names:
+        request["tools"] = [
+            {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
+            for name in names
+        ]
+    return request
 
 
 def expected_from_file(expected: dict[str, Any]) -> Expected:

@@ -9,6 +9,7 @@ silently, kevin1024/vcrpy#990).
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import socket
 from collections.abc import Iterator
@@ -35,11 +36,14 @@ class NetworkBlocked(RuntimeError):
 
 
 @contextmanager
-def no_network() -> Iterator[None]:
-    """Refuse every outgoing connection for the duration (loopback included)."""
+def no_network(*, loopback: bool = False) -> Iterator[None]:
+    """Refuse every outgoing connection for the duration; loopback too unless `loopback` (the
+    matrix's HTTP clients talk to the local simulator, and nothing else)."""
     original = socket.socket.connect, socket.socket.connect_ex
 
     def refuse(self: socket.socket, address: Any) -> Any:
+        if loopback and _is_loopback(address):
+            return original[0](self, address)
         raise NetworkBlocked(f"network is blocked during replay (connect to {address!r})")
 
     setattr(socket.socket, "connect", refuse)  # noqa: B010 (mypy rejects a direct assignment)
@@ -49,6 +53,14 @@ def no_network() -> Iterator[None]:
     finally:
         setattr(socket.socket, "connect", original[0])  # noqa: B010
         setattr(socket.socket, "connect_ex", original[1])  # noqa: B010
+
+
+def _is_loopback(address: Any) -> bool:
+    host = address[0] if isinstance(address, tuple) and address else None
+    try:
+        return isinstance(host, str) and ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def replay_vcr() -> vcr.VCR:

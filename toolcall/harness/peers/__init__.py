@@ -63,13 +63,16 @@ Factory = Callable[[], Implementation]
 
 def builtin() -> dict[str, Factory]:
     """The in-process implementations, reference first, by the name the matrix shows."""
-    from . import langchain_chunks, litellm_builder, openai_stream, reference
+    from . import http_clients, langchain_chunks, litellm_builder, openai_stream, reference
 
     return {
         "toolcall": reference.Reference,
         "openai-sdk": openai_stream.OpenAIStreamState,
+        "openai-sdk-http": http_clients.OpenAIPythonHttp,
         "langchain-core": langchain_chunks.LangChainChunks,
         "litellm": litellm_builder.LiteLLMBuilder,
+        "openai-node": http_clients.openai_node,
+        "vercel-ai": http_clients.vercel_ai,
     }
 
 

@@ -82,12 +82,15 @@ class External:
 
 
 def read_document(document: Any) -> Assembled:
-    """The protocol's output document as an `Assembled`, or `Crashed` naming what is wrong."""
+    """The protocol's output document as an `Assembled`, or `Crashed` naming what is wrong.
+
+    A document may carry both `error` and `tool_calls`: a client that reports a bad stream and
+    still hands over calls (as langchain and the AI SDK do) is judged on both.
+    """
     if not isinstance(document, dict):
         raise Crashed("the output document is not a JSON object")
-    if "error" in document:
-        return Assembled(error=str(document["error"]))
-    calls = document.get("tool_calls")
+    error = str(document["error"]) if document.get("error") is not None else None
+    calls = document.get("tool_calls", [] if error is not None else None)
     if not isinstance(calls, list):
         raise Crashed('the output document has neither "tool_calls" (a list) nor "error"')
     out = []
@@ -103,7 +106,7 @@ def read_document(document: Any) -> Assembled:
         if not (isinstance(call_id, str) and isinstance(name, str) and isinstance(arguments, str)):
             raise Crashed(f"tool_calls[{position}]: id, name and arguments must be strings")
         out.append(Call(call_id, name, arguments))
-    return Assembled(calls=tuple(out))
+    return Assembled(calls=tuple(out), error=error)
 
 
 def parse_spec(spec: str) -> tuple[str, list[str]]:
