@@ -12,6 +12,7 @@ cannot make the expectation, because then no column can be judged.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -120,7 +121,10 @@ def run(
             answer: Any
             try:
                 with no_network(loopback=True):
-                    answer = implementation.assemble(case.chunks, case.request)
+                    # A fresh copy each: litellm fills in a missing `index` in the chunks it is
+                    # handed, which would otherwise change the stream the next one is judged on.
+                    chunks, request = copy.deepcopy((case.chunks, case.request))
+                    answer = implementation.assemble(chunks, request)
             except Exception as exc:
                 answer = exc
             verdict = judge(case.expected, answer)
