@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# litellm fetches a price list from the internet when it is imported unless told not to; tests
+# import it (importorskip) before its adapter could say so. Nothing here may leave the machine.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 
 @pytest.fixture
