@@ -94,14 +94,38 @@ def test_example_external_assembler_shows_its_real_bugs(
         assert '{"city":"Tokyo","unit":"celsius"}{"city":"Paris"' in r.verdict.reason
 
 
-def test_external_reads_one_json_chunk_per_line() -> None:
+#: A protocol-2 program whose answer to each stream is `ANSWER` (a Python expression over `m`,
+#: the assemble message); `HELLO` is its handshake.
+_PROGRAM = """
+import json, sys
+HELLO = {hello}
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["cmd"] == "start":
+        print(json.dumps(HELLO), flush=True)
+    elif m["cmd"] == "assemble":
+        print(json.dumps({answer}), flush=True)
+"""
+_HELLO = '{"protocol": 2, "implementation": {"name": "t", "version": "1", "language": "python"}}'
+
+
+def _program(answer: str, hello: str = _HELLO) -> list[str]:
+    return _python(_PROGRAM.format(hello=hello, answer=answer))
+
+
+def test_external_gets_chunks_and_request_and_names_itself() -> None:
     chunks = _chunks("qwen", "parallel_calls")
-    echo = "import sys, json; lines = sys.stdin.read().splitlines(); " + (
-        "print(json.dumps({'error': json.dumps([json.loads(l) for l in lines])}))"
-    )
-    answer = External("echo", _python(echo)).assemble(chunks, {})
+    echo = _program('{"seq": m["seq"], "error": json.dumps([m["request"], m["chunks"]])}')
+    external = External("echo", echo)
+    assert external.version == "t 1 (python)"
+    answer = external.assemble(chunks, {"tools": []})
     assert answer.error is not None
-    assert json.loads(answer.error) == chunks
+    assert json.loads(answer.error) == [{"tools": []}, chunks]
+    again = external.assemble(chunks[:1], {})  # the same process, the next seq
+    assert json.loads(again.error or "")[1] == chunks[:1]
+    process = external._process
+    external.close()
+    assert process is not None and process.poll() == 0
 
 
 def test_external_document_becomes_calls() -> None:
@@ -112,37 +136,59 @@ def test_external_document_becomes_calls() -> None:
     }
     assert read_document(document) == Assembled(calls=(Call("c1", "f", "{}"),))
     assert read_document({"error": "cut off"}) == Assembled(error="cut off")
+    both = read_document({**document, "error": "invalid input"})
+    assert both == Assembled(calls=(Call("c1", "f", "{}"),), error="invalid input")
 
 
 @pytest.mark.parametrize(
-    ("code", "reason"),
+    ("program", "reason"),
     [
         (
-            "import sys; print('working', file=sys.stderr); print('ValueError: boom', "
-            "file=sys.stderr); sys.exit(3)",
+            _python(
+                "import sys; print('working', file=sys.stderr); "
+                "print('ValueError: boom', file=sys.stderr); sys.exit(3)"
+            ),
             "crash: exit status 3: ValueError: boom",
         ),
-        ("print('not json')", "crash: standard output is not one JSON document: 'not json'"),
-        ("print('[]')", "crash: the output document is not a JSON object"),
-        ("print('{}')", 'crash: the output document has neither "tool_calls"'),
+        (_python("print('not json', flush=True); input()"), "crash: sent a line that is not JSON"),
         (
-            'print(\'{"tool_calls": [{"id": 1, "function": {"name": "f"}}]}\')',
-            "crash: tool_calls[0]: id, name and arguments must be strings",
+            _program(
+                "{}",
+                hello='{"protocol": 1, "implementation": '
+                '{"name": "old", "version": "1", "language": "go"}}',
+            ),
+            "crash: speaks protocol 1, the harness speaks 2",
         ),
-        ("import time; time.sleep(5)", "crash: timed out after 0.5 s"),
+        (
+            _program('{"protocol": 2}', hello='{"protocol": 2}'),
+            "crash: program sent a bad 'started'",
+        ),
+        (_program('{"tool_calls": []}'), "crash: program sent a bad 'answer' message"),
+        (_program('{"seq": 7, "tool_calls": []}'), "crash: answered seq 7 to seq 1"),
+        (
+            _program('{"seq": m["seq"], "tool_calls": [{"id": 1, "function": {"name": "f"}}]}'),
+            "crash: program sent a bad 'answer' message: ['tool_calls'][0]",
+        ),
+        (_program('__import__("time").sleep(5)'), "crash: timed out after 0.5 s"),
     ],
 )
-def test_external_protocol_breaks_are_crashes(code: str, reason: str) -> None:
-    with pytest.raises(Crashed) as raised:
-        External("broken", _python(code), timeout=0.5).assemble(_chunks("openai", "text_only"), {})
+def test_external_protocol_breaks_are_crashes(program: list[str], reason: str) -> None:
+    external = External("broken", program, timeout=0.5)
+    try:
+        with pytest.raises(Crashed) as raised:
+            external.assemble(_chunks("openai", "text_only"), {})
+    finally:
+        external.close()
     verdict = judge(Expected(), raised.value)
     assert verdict.label == "crash"
-    assert verdict.reason.startswith(reason)
+    assert verdict.reason.startswith(reason), verdict.reason
 
 
 def test_external_missing_program_is_a_crash() -> None:
+    external = External("gone", ["/nonexistent/assembler"])
     with pytest.raises(Crashed, match="cannot start"):
-        External("gone", ["/nonexistent/assembler"]).assemble([], {})
+        external.assemble([], {})
+    assert "no handshake: cannot start" in external.version
 
 
 def test_external_specs_from_flag_and_environment() -> None:
@@ -181,6 +227,7 @@ def test_matrix_command_writes_markdown_and_exits_zero_when_peers_fail(
     assert code == 0
     assert "FAIL naive gemini/parallel_calls: merged calls" in out
     assert "passed: toolcall 6/6, naive 4/6" in out
+    assert "naive 0.2 (python)" in out  # who it said it is, at the handshake
     text = report.read_text(encoding="utf-8")
     assert "| gemini | parallel_calls | pass | **merged calls** |" in text
     assert "## Not applicable" in text

@@ -131,6 +131,10 @@ def run(
             matrix.results.append(
                 Result(implementation.name, case.provider, case.scenario, verdict)
             )
+    for implementation in implementations:
+        close = getattr(implementation, "close", None)
+        if callable(close):
+            close()  # an external program is told to stop, not left running
     return matrix
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import secrets as random_tokens
+import sys
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -230,6 +231,13 @@ class _Server(ThreadingHTTPServer):
         super().__init__(address, _Handler)
         self.catalogue = catalogue
         self.verbose = verbose
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hangs up (a Node process exiting with a kept-alive connection open) is
+        normal for a test server, not a traceback on the user's terminal."""
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
 
 
 @dataclass
