@@ -24,7 +24,8 @@ test: lint typecheck $(JS_STAMP)
 conformance: $(STAMP)
 	@mkdir -p reports
 	$(BIN)/python -m pytest -q tests/test_conformance.py $(PYTEST_FILTERS) \
-		--junitxml=reports/conformance.xml --conformance-report=reports/conformance.md
+		--junitxml=reports/conformance.xml --conformance-report=reports/conformance.md \
+		--conformance-json=reports/conformance.json
 
 # The peers (openai SDK, langchain-core, litellm) for `make matrix` and `make bench`. A peer that
 # cannot be installed is not fatal: both commands list it as unavailable, with the reason.
@@ -42,7 +43,7 @@ $(JS_STAMP): clients/js/package-lock.json
 ## matrix: every assembler (ours, the peers, EXTERNAL='name=command') over every cassette
 matrix: $(PEERS_STAMP) $(JS_STAMP)
 	@mkdir -p reports
-	$(BIN)/toolcall matrix --markdown reports/matrix.md \
+	$(BIN)/toolcall matrix --markdown reports/matrix.md --json reports/matrix.json \
 		$(if $(PROVIDER),--provider $(PROVIDER)) $(if $(SCENARIO),--scenario $(SCENARIO)) \
 		$(if $(EXTERNAL),--external "$(EXTERNAL)")
 

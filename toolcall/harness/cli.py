@@ -28,6 +28,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     check = commands.add_parser("conformance", help="replay every cassette and print the matrix")
     _filters(check)
     check.add_argument("--markdown", type=Path, help="also write the matrix as Markdown here")
+    check.add_argument("--json", type=Path, help="also write the report as JSON here")
 
     synth = commands.add_parser("synthesize", help="rewrite the synthesized cassettes")
     _filters(synth)
@@ -69,6 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"seconds an external program gets per stream (default {DEFAULT_TIMEOUT:g})",
     )
     mat.add_argument("--markdown", type=Path, help="also write the matrix as Markdown here")
+    mat.add_argument("--json", type=Path, help="also write the matrix as JSON here")
 
     pub = commands.add_parser(
         "publish",
@@ -117,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         suite = load_suite(args.root)
         if args.command == "conformance":
-            return _conformance(suite, args.provider, args.scenario, args.markdown)
+            return _conformance(suite, args.provider, args.scenario, args.markdown, args.json)
         if args.command == "matrix":
             return _matrix(suite, args)
         if args.command == "record":
@@ -140,7 +142,11 @@ def _filters(parser: argparse.ArgumentParser) -> None:
 
 
 def _conformance(
-    suite: Suite, provider: str | None, scenario: str | None, markdown: Path | None
+    suite: Suite,
+    provider: str | None,
+    scenario: str | None,
+    markdown: Path | None,
+    json_path: Path | None,
 ) -> int:
     outcomes = [check_cell(suite, p, c) for p, _s, c in suite.cells(provider, scenario)]
     if not scenario:
@@ -150,6 +156,8 @@ def _conformance(
     if markdown:
         markdown.parent.mkdir(parents=True, exist_ok=True)
         markdown.write_text(report.markdown(outcomes), encoding="utf-8")
+    if json_path:
+        _write_json(json_path, report.document(outcomes))
     return 1 if any(o.status == "fail" for o in outcomes) else 0
 
 
@@ -183,6 +191,8 @@ def _matrix(suite: Suite, args: argparse.Namespace) -> int:
     if args.markdown:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
         args.markdown.write_text(matrix_report.markdown(result), encoding="utf-8")
+    if args.json:
+        _write_json(args.json, matrix_report.document(result))
     if result.reference_failed:
         print("toolcall: the reference implementation failed a cell", file=sys.stderr)
         return 1
@@ -223,6 +233,13 @@ def _record(suite: Suite, args: argparse.Namespace) -> int:
             print("\n".join(f"    {line}" for line in accept_yaml(recorded).splitlines()))
     print(f"{failed} failed, {drifted} drifted")
     return 1 if failed or drifted else 0
+
+
+def _write_json(path: Path, document: object) -> None:
+    import json
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def _serve(suite: Suite, args: argparse.Namespace) -> int:

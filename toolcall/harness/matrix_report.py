@@ -8,6 +8,7 @@ run are listed with why, so a missing package is visible rather than a silently 
 from __future__ import annotations
 
 import platform
+from typing import Any
 
 from .matrix import Matrix, Result
 
@@ -126,3 +127,34 @@ def _mark(result: Result | None, *, bold: bool = False) -> str:
 def _escape(text: str) -> str:
     """Keep a reason on one Markdown line and out of the table syntax."""
     return text.replace("|", "\\|").replace("\n", " ")
+
+
+def document(matrix: Matrix) -> dict[str, Any]:
+    """The matrix for machines (`reports.schema.json`, `$defs/matrix`)."""
+    implementations = []
+    for name, version in matrix.implementations:
+        mine = [r for r in matrix.results if r.implementation == name]
+        passed = sum(r.verdict.passed for r in mine)
+        implementations.append(
+            {"name": name, "version": version, "passed": passed, "total": len(mine)}
+        )
+    return {
+        "report": "matrix",
+        "version": 1,
+        "judged_by": JUDGES,
+        "implementations": implementations,
+        "unavailable": dict(matrix.unavailable),
+        "results": [
+            {
+                "implementation": r.implementation,
+                "provider": r.provider,
+                "scenario": r.scenario,
+                "verdict": r.verdict.label,
+                "reason": r.verdict.reason,
+            }
+            for r in matrix.results
+        ],
+        "not_applicable": [
+            {"provider": p, "scenario": s, "reason": why} for p, s, why in matrix.not_applicable
+        ],
+    }

@@ -8,6 +8,7 @@ JUnit XML comes from pytest's own `--junitxml`.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -33,6 +34,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--conformance-report",
         default=None,
         help="write the Markdown matrix to this file",
+    )
+    group.addoption(
+        "--conformance-json",
+        default=None,
+        help="write the report as JSON (toolcall/schemas/reports.schema.json) to this file",
     )
 
 
@@ -121,3 +127,9 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(report.markdown(outcomes), encoding="utf-8")
         terminalreporter.write_line(f"Markdown report: {path}")
+    target = terminalreporter.config.getoption("--conformance-json")
+    if target:
+        path = Path(target)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report.document(outcomes), indent=1) + "\n", encoding="utf-8")
+        terminalreporter.write_line(f"JSON report: {path}")

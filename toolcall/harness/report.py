@@ -11,6 +11,7 @@ only a recording shows the provider.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from .checks import Outcome
 
@@ -98,3 +99,44 @@ def markdown(outcomes: Sequence[Outcome]) -> str:
         lines += [f"- {o.provider} / {o.scenario}: {o.note}" for o in skipped]
         lines.append("")
     return "\n".join(lines)
+
+
+def document(outcomes: Sequence[Outcome]) -> dict[str, Any]:
+    """The conformance report for machines (`reports.schema.json`, `$defs/conformance`)."""
+    counts = {status: sum(o.status == status for o in outcomes) for status in MARK}
+    return {
+        "report": "conformance",
+        "version": 1,
+        "summary": {
+            "passed": counts["pass"],
+            "failed": counts["fail"],
+            "not_applicable": counts["n/a"],
+            "recordings": sum(1 for o in outcomes if o.origin),
+        },
+        "outcomes": [
+            {
+                "provider": o.provider,
+                "scenario": o.scenario,
+                "status": o.status,
+                "evidence": _evidence_of(o),
+                "note": o.note,
+                "findings": [
+                    {
+                        "check": f.check,
+                        "path": f.path,
+                        "declared": str(f.declared),
+                        "observed": str(f.observed),
+                    }
+                    for f in o.findings
+                ],
+            }
+            for o in outcomes
+        ],
+    }
+
+
+def _evidence_of(outcome: Outcome) -> str:
+    """A recording's origin, or the kind a cell's cassette says it is (its note's first word)."""
+    if outcome.origin:
+        return outcome.origin
+    return outcome.note.split(" ")[0] if outcome.status != "n/a" else ""
