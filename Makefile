@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PEERS_STAMP := $(VENV)/.peers-stamp
 JS_STAMP := clients/js/node_modules/.installed-stamp
-PYTEST_FILTERS := $(if $(PROVIDER),--provider $(PROVIDER)) $(if $(SCENARIO),--scenario $(SCENARIO))
+PYTEST_FILTERS := $(if $(PROVIDER),--toolcall-provider $(PROVIDER)) $(if $(SCENARIO),--toolcall-scenario $(SCENARIO))
 
 .PHONY: test conformance matrix bench lint typecheck synthesize record drift scan clean
 
@@ -24,8 +24,8 @@ test: lint typecheck $(JS_STAMP)
 conformance: $(STAMP)
 	@mkdir -p reports
 	$(BIN)/python -m pytest -q tests/test_conformance.py $(PYTEST_FILTERS) \
-		--junitxml=reports/conformance.xml --conformance-report=reports/conformance.md \
-		--conformance-json=reports/conformance.json
+		--junitxml=reports/conformance.xml --toolcall-report=reports/conformance.md \
+		--toolcall-json=reports/conformance.json
 
 # The peers (openai SDK, langchain-core, litellm) for `make matrix` and `make bench`. A peer that
 # cannot be installed is not fatal: both commands list it as unavailable, with the reason.

@@ -1,3 +1,2 @@
-"""Root conftest: wires the conformance suite (tests generated from providers.yaml)."""
-
-pytest_plugins = ["toolcall.harness.pytest_plugin"]
+"""Root conftest. The suite's pytest plugin is registered by the package (`pytest11` entry point),
+so nothing is wired here; this file marks the repository root for pytest."""

@@ -3,3 +3,27 @@
 It is a layer on top of the library and the only part that knows of YAML, vcrpy or pytest; the
 library itself never imports from here.
 """
+
+from __future__ import annotations
+
+#: Modules the command needs that only the `harness` extra installs.
+_EXTRA_MODULES = frozenset({"yaml", "jsonschema", "vcr", "httpx", "pytest"})
+
+
+def main() -> int:
+    """The `toolcall` command. Without the `harness` extra it says what to install, because a
+    traceback ending in `No module named 'yaml'` does not."""
+    try:
+        from .cli import main as run
+    except ModuleNotFoundError as exc:
+        if exc.name not in _EXTRA_MODULES:
+            raise
+        import sys
+
+        print(
+            f"toolcall: the command needs the harness extra (missing: {exc.name}); "
+            "install it with: pip install 'toolcall[harness]'",
+            file=sys.stderr,
+        )
+        return 2
+    return run()

@@ -16,13 +16,19 @@ from pathlib import Path
 
 from . import published, report
 from .checks import check_cell, check_recording
+from .locate import suite_root
 from .peers.external import DEFAULT_TIMEOUT
 from .profiles import ProfileError, Suite, load_suite
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="toolcall", description=__doc__.splitlines()[0])
-    parser.add_argument("--root", type=Path, default=Path.cwd(), help="folder with providers.yaml")
+    parser.add_argument(
+        "--root",
+        type=Path,
+        default=None,
+        help="folder with providers.yaml (default: this checkout, else the data the package ships)",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     check = commands.add_parser("conformance", help="replay every cassette and print the matrix")
@@ -117,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = parser.parse_args(argv)
     try:
-        suite = load_suite(args.root)
+        suite = load_suite(suite_root(args.root))
         if args.command == "conformance":
             return _conformance(suite, args.provider, args.scenario, args.markdown, args.json)
         if args.command == "matrix":

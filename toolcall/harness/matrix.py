@@ -51,6 +51,8 @@ class Case:
     chunks: list[streams.Chunk]
     request: dict[str, Any]
     expected: Expected
+    #: The stream as bytes: the cassette's body, or the truncated variant written back as SSE.
+    body: bytes
 
 
 @dataclass(frozen=True)
@@ -159,7 +161,7 @@ def cases(
             raise MatrixError(f"{cell.id}: {exc}") from None
         chunks = streams.decode(body)
         if not truncated_only:
-            yield Case(p.key, s.name, chunks, request, _expected(cell.id, body, s.expect))
+            yield Case(p.key, s.name, chunks, request, _expected(cell.id, body, s.expect), body)
         wants_variant = scenario is None or truncated_only
         if s.name == streams.TRUNCATED_FROM and wants_variant:
             cut = streams.truncate(chunks)
@@ -168,7 +170,8 @@ def cases(
                 matrix.not_applicable.append((p.key, streams.TRUNCATED, reason))
                 continue
             _check_reference_refuses(f"{p.key}/{streams.TRUNCATED}", cut)
-            yield Case(p.key, streams.TRUNCATED, cut, request, Expected(truncated=True))
+            cut_body = sse_body(cut)
+            yield Case(p.key, streams.TRUNCATED, cut, request, Expected(truncated=True), cut_body)
     if scenario is None:
         yield from recording_cases(suite, provider)
 
@@ -191,6 +194,7 @@ def recording_cases(suite: Suite, provider: str | None) -> Iterator[Case]:
             streams.decode(body),
             request,
             expected_from_file(recording.expected),
+            body,
         )
 
 

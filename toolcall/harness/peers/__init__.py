@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Protocol
 
 Chunk = Mapping[str, Any]
@@ -61,19 +62,37 @@ class Unavailable(Exception):
 Factory = Callable[[], Implementation]
 
 
-def builtin() -> dict[str, Factory]:
-    """The in-process implementations, reference first, by the name the matrix shows."""
-    from . import http_clients, langchain_chunks, litellm_builder, openai_stream, reference
+#: The entry-point group through which implementations are found, ours and anyone's.
+GROUP = "toolcall.implementations"
+REFERENCE = "toolcall"
 
-    return {
-        "toolcall": reference.Reference,
-        "openai-sdk": openai_stream.OpenAIStreamState,
-        "openai-sdk-http": http_clients.OpenAIPythonHttp,
-        "langchain-core": langchain_chunks.LangChainChunks,
-        "litellm": litellm_builder.LiteLLMBuilder,
-        "openai-node": http_clients.openai_node,
-        "vercel-ai": http_clients.vercel_ai,
-    }
+
+def builtin() -> dict[str, Factory]:
+    """Every implementation registered in the `toolcall.implementations` entry-point group, by the
+    name the matrix shows: the reference first, the others by name. Another package adds its
+    assembler to the matrix by declaring an entry point there, without touching this one."""
+    found = {entry.name: entry for entry in entry_points(group=GROUP)}
+    if REFERENCE not in found:
+        raise RuntimeError(
+            f"no {GROUP!r} entry points: toolcall is not installed (pip install -e '.[harness]')"
+        )
+    names = [REFERENCE, *sorted(name for name in found if name != REFERENCE)]
+    return {name: _loader(found[name]) for name in names}
+
+
+def _loader(entry: EntryPoint) -> Factory:
+    """A factory that imports the entry point only when the implementation is wanted, so a
+    broken third-party package is one unavailable column, not a broken run."""
+
+    def make() -> Implementation:
+        try:
+            factory = entry.load()
+        except Exception as exc:  # any import failure of someone else's package
+            raise Unavailable(f"cannot load {entry.value}: {type(exc).__name__}: {exc}") from None
+        implementation: Implementation = factory()
+        return implementation
+
+    return make
 
 
 def first_line(text: str, limit: int = 160) -> str:

@@ -1,0 +1,151 @@
+"""The suite as a tool others run: the built wheel carries the data, the plugin serves another
+project, and the command says what is missing instead of a traceback."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from toolcall.harness import locate
+from toolcall.harness.profiles import ProfileError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    environment = {**os.environ, **env}
+    return subprocess.run(
+        args, cwd=cwd, capture_output=True, text=True, timeout=300, env=environment, check=False
+    )
+
+
+@pytest.fixture(scope="module")
+def installed_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The package built as a wheel and installed into a folder of its own."""
+    out = tmp_path_factory.mktemp("wheel")
+    built = run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(out),
+            str(ROOT),
+        ],
+        cwd=out,
+    )
+    assert built.returncode == 0, built.stderr[-2000:]
+    (wheel,) = out.glob("toolcall-*.whl")
+    target = tmp_path_factory.mktemp("site")
+    installed = run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "--target", str(target), str(wheel)],
+        cwd=out,
+    )
+    assert installed.returncode == 0, installed.stderr[-2000:]
+    return target
+
+
+def test_the_wheel_ships_the_suite_and_runs_it_from_anywhere(
+    installed_wheel: Path, tmp_path: Path
+) -> None:
+    suite = installed_wheel / "toolcall" / "suite"
+    assert (suite / "providers.yaml").is_file()
+    assert len(list((suite / "cassettes").glob("*/published/*.expected.json"))) >= 30
+    code = (
+        "import sys, toolcall; assert toolcall.__file__.startswith(sys.argv[1]); "
+        "from toolcall.harness import main; sys.argv = ['toolcall', 'conformance']; "
+        "raise SystemExit(main())"
+    )
+    done = run(
+        [sys.executable, "-c", code, str(installed_wheel)],
+        cwd=tmp_path,
+        PYTHONPATH=str(installed_wheel),
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "0 failed" in done.stdout
+    assert "published recordings" in done.stdout
+
+
+def test_outside_a_checkout_without_data_the_error_says_what_to_do(tmp_path: Path) -> None:
+    if locate.packaged() is not None:
+        pytest.skip("this install ships the suite data")
+    with pytest.raises(ProfileError, match=r"pip install 'toolcall\[harness\]'"):
+        locate.suite_root(start=tmp_path)
+    assert locate.suite_root(start=ROOT / "cassettes" / "qwen") == ROOT
+
+
+def test_the_command_without_the_harness_extra_names_it(tmp_path: Path) -> None:
+    """A fake `yaml` that cannot be imported stands in for an install without the extra."""
+    (tmp_path / "yaml.py").write_text("raise ModuleNotFoundError('no yaml', name='yaml')\n")
+    code = (
+        "import sys; from toolcall.harness import main; sys.argv = ['toolcall', 'scan']; "
+        "raise SystemExit(main())"
+    )
+    done = run([sys.executable, "-c", code], cwd=tmp_path, PYTHONPATH=str(tmp_path))
+    assert done.returncode == 2
+    assert "pip install 'toolcall[harness]'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+TOY_PROJECT = '''
+import json
+
+import toolcall
+
+
+def naive(chunks):
+    """Keys calls by index alone, as many hand-written clients do."""
+    calls = {}
+    for chunk in chunks:
+        for choice in chunk.get("choices") or []:
+            for delta in (choice.get("delta") or {}).get("tool_calls") or []:
+                new = {"id": "", "function": {"name": "", "arguments": ""}}
+                call = calls.setdefault(delta.get("index") or 0, new)
+                call["id"] = call["id"] or delta.get("id") or ""
+                function = delta.get("function") or {}
+                call["function"]["name"] += function.get("name") or ""
+                call["function"]["arguments"] += function.get("arguments") or ""
+    return {"tool_calls": [calls[i] for i in sorted(calls)]}
+
+
+def test_naive_on_chunks(toolcall_case):
+    toolcall_case.check(naive(toolcall_case.chunks))
+
+
+def test_reference_on_bytes(toolcall_case):
+    try:
+        turn = toolcall.assemble(toolcall_case.body)
+    except toolcall.ToolCallError as exc:
+        toolcall_case.check({"error": str(exc)})
+        return
+    toolcall_case.check({"tool_calls": [c.to_dict() for c in turn.tool_calls]})
+'''
+
+
+def test_the_plugin_checks_another_projects_assembler(tmp_path: Path) -> None:
+    (tmp_path / "test_toy.py").write_text(textwrap.dedent(TOY_PROJECT))
+    # `--option=value`: a bare path argument would move pytest's rootdir to the checkout.
+    args = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        f"--toolcall-root={ROOT}",
+    ]
+    done = run([*args, "--toolcall-provider=gemini"], cwd=tmp_path)
+    out = done.stdout
+    assert done.returncode == 1, out[-3000:]
+    assert "FAILED test_toy.py::test_naive_on_chunks[gemini/parallel_calls]" in out
+    assert "gemini/parallel_calls: merged calls" in out
+    assert "doubled name" in out  # Vertex's published recording repeats the name
+    assert "2 failed, 10 passed" in out, out[-1500:]
