@@ -70,56 +70,22 @@ def observe_stream(stream: walk.Stream) -> Observed:
     finish = finishes[-1] if finishes else None
     quirks: dict[str, Any] = {
         "arguments": _arguments(calls),
-        "calls_per_chunk": _calls_per_chunk(stream.chunks, calls),
+        "calls_per_chunk": _calls_per_chunk(calls),
         "index": _presence(calls) if calls else None,
         "later_id": _later_id(calls) if later else None,
         "later_name": _later_name(calls) if later else None,
-        "later_type": ("repeated" if any("type" in d for d in later) else "absent")
-        if later
-        else None,
-        "trailing_empty_delta": any(_is_empty(c.deltas[-1]) for c in calls if len(c.deltas) > 1)
-        if later
-        else None,
+        "later_type": _later_type(later) if later else None,
+        "trailing_empty_delta": _trailing_empty(calls) if later else None,
         "finish_reason": finish.finish_reason if calls and finish is not None else None,
         "finish_with_last_delta": bool(finish.tool_calls) if calls and finish is not None else None,
         "finish_reason_repeated": len(finishes) > 1 if calls and finishes else None,
-        "finish_reason_null": any(
-            "finish_reason" in v.choice and v.choice["finish_reason"] is None
-            for v in with_choice
-            if v.choice is not None
-        )
-        if len(with_choice) > 1
-        else None,
+        "finish_reason_null": _finish_reason_null(with_choice) if len(with_choice) > 1 else None,
         "usage": _usage(stream.chunks, finish),
-        "usage_null": _kinds(
-            "absent" if "usage" not in v.chunk else "null"
-            for v in stream.chunks
-            if v.chunk.get("usage", "absent") in ("absent", None)
-        ),
-        "empty_tool_calls": _kinds(
-            "absent" if raw == "absent" else "null" if raw is None else "empty"
-            for v in with_choice
-            if not v.tool_calls
-            for raw in [v.raw_tool_calls]
-            if raw in ("absent", None) or raw == []
-        ),
+        "usage_null": _usage_null(stream.chunks),
+        "empty_tool_calls": _empty_tool_calls(with_choice),
         "role": _role(with_choice),
-        "content_placeholder": _kinds(
-            "null" if v.delta["content"] is None else "empty"
-            for v in with_choice
-            if "content" in v.delta and not v.delta["content"]
-        ),
-        "reasoning_field": "/".join(
-            sorted(
-                {
-                    k
-                    for v in with_choice
-                    for k in ("reasoning_content", "reasoning")
-                    if v.delta.get(k)
-                }
-            )
-        )
-        or None,
+        "content_placeholder": _content_placeholder(with_choice),
+        "reasoning_field": _reasoning_field(with_choice),
         "id_pattern": None,
         "sse_comments": bool(stream.comments),
         "done": stream.done,
@@ -231,7 +197,7 @@ def _arguments(calls: list[_Call]) -> str | None:
     return None
 
 
-def _calls_per_chunk(views: Sequence[walk.ChunkView], calls: list[_Call]) -> str | None:
+def _calls_per_chunk(calls: list[_Call]) -> str | None:
     if len(calls) < 2:
         return None
     owners: dict[int, set[int]] = {}
@@ -279,9 +245,63 @@ def _later_name(calls: list[_Call]) -> str:
     return kinds.pop() if len(kinds) == 1 else "mixed"
 
 
+def _later_type(later: list[Mapping[str, Any]]) -> str:
+    return "repeated" if any("type" in delta for delta in later) else "absent"
+
+
+def _trailing_empty(calls: list[_Call]) -> bool:
+    """Whether some call's last delta carries neither name nor arguments text (Qwen)."""
+    return any(_is_empty(call.deltas[-1]) for call in calls if len(call.deltas) > 1)
+
+
 def _is_empty(delta: Mapping[str, Any]) -> bool:
     function = walk.function_of(delta)
     return not function.get("arguments") and not function.get("name")
+
+
+def _finish_reason_null(views: Sequence[walk.ChunkView]) -> bool:
+    return any(
+        v.choice is not None and "finish_reason" in v.choice and v.choice["finish_reason"] is None
+        for v in views
+    )
+
+
+def _usage_null(views: Sequence[walk.ChunkView]) -> str | None:
+    """On chunks without usage: `usage: null`, or no key."""
+    return _kinds(
+        "absent" if "usage" not in v.chunk else "null"
+        for v in views
+        if v.chunk.get("usage") is None
+    )
+
+
+def _empty_tool_calls(views: Sequence[walk.ChunkView]) -> str | None:
+    """What deltas without calls carry as `tool_calls`: no key, `null`, or `[]`."""
+    kinds = []
+    for v in views:
+        if v.tool_calls:
+            continue
+        if "tool_calls" not in v.delta:
+            kinds.append("absent")
+        elif v.delta["tool_calls"] is None:
+            kinds.append("null")
+        elif v.delta["tool_calls"] == []:
+            kinds.append("empty")
+    return _kinds(kinds)
+
+
+def _content_placeholder(views: Sequence[walk.ChunkView]) -> str | None:
+    """`content` on deltas that carry no text: `null` or `""`."""
+    return _kinds(
+        "null" if v.delta["content"] is None else "empty"
+        for v in views
+        if "content" in v.delta and not v.delta["content"]
+    )
+
+
+def _reasoning_field(views: Sequence[walk.ChunkView]) -> str | None:
+    fields = {k for v in views for k in ("reasoning_content", "reasoning") if v.delta.get(k)}
+    return "/".join(sorted(fields)) or None
 
 
 def _usage(views: Sequence[walk.ChunkView], finish: walk.ChunkView | None) -> str:

@@ -27,7 +27,7 @@ class ChunkView:
 
     `choice` is `choices[0]` (None on a `choices: []` chunk or when `choices` is missing);
     `delta` is that choice's delta, `{}` when absent or null; `tool_calls` the delta's list, empty
-    when absent, null or `[]` (`raw_tool_calls` keeps which of the three it was).
+    when absent, null or `[]` (the delta itself still says which).
     """
 
     position: int
@@ -39,11 +39,6 @@ class ChunkView:
     @property
     def finish_reason(self) -> Any:
         return self.choice.get("finish_reason") if self.choice is not None else None
-
-    @property
-    def raw_tool_calls(self) -> Any:
-        """The delta's `tool_calls` as sent: a missing key reads as the string "absent"."""
-        return self.delta.get("tool_calls", "absent")
 
 
 @dataclass(frozen=True)
