@@ -14,6 +14,7 @@ model cuts its text into is not a property of the wire.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from . import published, synthesize, walk
@@ -29,14 +30,25 @@ RANDOM_KEYS = frozenset({"obfuscation"})
 Skeleton = Any
 
 
+@dataclass(frozen=True)
+class Obj:
+    """A JSON object's skeleton: its members in the order the stream sent them."""
+
+    members: tuple[tuple[str, Skeleton], ...]
+
+    @property
+    def keys(self) -> list[str]:
+        return [key for key, _ in self.members]
+
+
 def skeleton(value: Any, key: str = "") -> Skeleton:
-    """`value` with run-specific data masked; mappings become (key, skeleton) pairs, in order."""
+    """`value` with run-specific data masked; objects keep their keys in order (`Obj`)."""
     if key in LITERAL_KEYS and not isinstance(value, (Mapping, list)):
         return value
     if key in OPAQUE_KEYS and isinstance(value, Mapping):
         return "<object>"
     if isinstance(value, Mapping):
-        return tuple((k, skeleton(v, str(k))) for k, v in value.items())
+        return Obj(tuple((str(k), skeleton(v, str(k))) for k, v in value.items()))
     if isinstance(value, list):
         return tuple(skeleton(item) for item in value)
     if isinstance(value, bool) or value is None:
@@ -82,28 +94,26 @@ def differences(recorded: Sequence[Skeleton], rendered: Sequence[Skeleton]) -> l
 
 
 def _diff(want: Skeleton, got: Skeleton, path: str) -> list[str]:
-    if _is_mapping(want) and _is_mapping(got):
-        want_keys = [k for k, _ in want]
-        got_keys = [k for k, _ in got]
+    if isinstance(want, Obj) and isinstance(got, Obj):
         lines = []
-        if want_keys != got_keys and set(want_keys) == set(got_keys):
-            lines.append(f"{path}: keys in order {want_keys} recorded, {got_keys} synthesized")
-        for k in want_keys:
-            if k not in got_keys:
-                lines.append(f"{path}.{k}: recorded, absent from the synthesis")
-        for k in got_keys:
-            if k not in want_keys:
-                lines.append(f"{path}.{k}: synthesized, absent from the recording")
-        got_map = dict(got)
-        for k, v in want:
-            if k in got_map:
-                lines += _diff(v, got_map[k], f"{path}.{k}")
+        if want.keys != got.keys and set(want.keys) == set(got.keys):
+            lines.append(f"{path}: keys in order {want.keys} recorded, {got.keys} synthesized")
+        lines += [
+            f"{path}.{k}: recorded, absent from the synthesis"
+            for k in want.keys
+            if k not in got.keys
+        ]
+        lines += [
+            f"{path}.{k}: synthesized, absent from the recording"
+            for k in got.keys
+            if k not in want.keys
+        ]
+        theirs = dict(got.members)
+        for key, value in want.members:
+            if key in theirs:
+                lines += _diff(value, theirs[key], f"{path}.{key}")
         return lines
-    if (
-        isinstance(want, tuple)
-        and isinstance(got, tuple)
-        and not (_is_mapping(want) or _is_mapping(got))
-    ):
+    if isinstance(want, tuple) and isinstance(got, tuple):
         if len(want) != len(got):
             return [f"{path}: {len(want)} items recorded, {len(got)} synthesized"]
         lines = []
@@ -115,20 +125,9 @@ def _diff(want: Skeleton, got: Skeleton, path: str) -> list[str]:
     return []
 
 
-def _is_mapping(value: Skeleton) -> bool:
-    return (
-        isinstance(value, tuple)
-        and all(
-            isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str)
-            for item in value
-        )
-        and bool(value)
-    )
-
-
 def _describe(value: Skeleton) -> str:
-    if _is_mapping(value):
-        return "{" + ", ".join(k for k, _ in value) + "}"
+    if isinstance(value, Obj):
+        return "{" + ", ".join(value.keys) + "}"
     return repr(value)
 
 
