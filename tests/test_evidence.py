@@ -103,9 +103,13 @@ def test_declared_quirks_name_recordings_of_the_claimed_kind() -> None:
                     problems.append(
                         f"{where}: {stem} is {recording.origin}, not {entry['evidence']}"
                     )
-        for stem, _quirk in provider.waivers:
-            if (provider.key, stem) not in by_stem:
+        for stem, quirk in provider.waivers:
+            recording = by_stem.get((provider.key, stem))
+            if recording is None:
                 problems.append(f"providers.{provider.key}.waivers: no recording {stem!r}")
+            elif quirk == STRUCTURE and recording.origin != "first-party":
+                # Only first-party recordings are compared with the synthesis.
+                problems.append(f"providers.{provider.key}.waivers: {stem} is not first-party")
     assert problems == []
 
 
