@@ -78,6 +78,18 @@ def stream(calls: int, size_per_call: int, fragment: int = 4) -> tuple[bytes, li
     return body.encode(), payloads
 
 
+def live(events: list[bytes], backend: str) -> toolcall.Turn:
+    """The way a socket delivers a stream: one SSE event per `feed`."""
+    builder = toolcall.TurnBuilder(json_backend=backend)
+    for event in events:
+        builder.feed(event)
+    return builder.finish()
+
+
+def split_events(body: bytes) -> list[bytes]:
+    return [event + b"\n\n" for event in body.split(b"\n\n") if event]
+
+
 def decode_all(payloads: list[str]) -> None:
     """The floor: decode every chunk with the stdlib and keep nothing."""
     loads = json.loads
@@ -231,7 +243,8 @@ def main() -> int:
     except ImportError:
         print("orjson not installed: the fast backend is skipped")
     peers = load_peers(not args.no_peers)
-    columns = backends + [peer.name for peer in peers]
+    feeds = [f"{name} live" for name in backends]
+    columns = backends + feeds + [peer.name for peer in peers]
     width = max([10, *(len(c) + 2 for c in columns)])
     print(
         f"{'stream':<22}{'chunks':>9}{'floor ms':>10}" + "".join(f"{c:>{width}}" for c in columns)
@@ -245,10 +258,12 @@ def main() -> int:
         chunks[label] = len(payloads)
         repeat = args.repeat if len(payloads) < 100_000 else max(2, args.repeat // 2)
         runs: dict[str, Callable[[], object]] = {"floor": partial(decode_all, payloads)}
+        events = split_events(body)
         for name in backends:
             runs[name] = partial(toolcall.assemble, body, json_backend=name)
+            runs[f"{name} live"] = partial(live, events, name)
         best = interleaved_best(runs, repeat)
-        for name in backends:
+        for name in backends + feeds:
             seconds[(label, name)] = best[name]
             cells[(label, name)] = f"{best[name] / best['floor']:.2f}x"
         turn = toolcall.assemble(body)
