@@ -8,6 +8,9 @@
    streamed incrementally (OpenAI, DeepSeek, Qwen, Kimi) give the same calls.
 4. Arbitrary bytes given to `assemble` raise only `ToolCallError` subclasses, or succeed.
 5. Arbitrary JSON-ish dicts given to `Assembler.feed` raise only `ToolCallError` subclasses.
+6. Both JSON backends give one answer: any JSON-ish text decodes to the same value or the same
+   error, and any body (odd values and mutations included) assembles to the same turn or error
+   (DESIGN.md, "One reading of JSON").
 """
 
 from __future__ import annotations
@@ -21,7 +24,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import toolcall
+import toolcall._json
 from toolcall import Assembler, ToolCall, ToolCallError, ToolCallFunction
+
+from .outcomes import outcome
 
 FAST = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -354,3 +360,82 @@ def test_arbitrary_delta_dicts_raise_only_library_errors(deltas: list[dict[str, 
     except ToolCallError:
         return
     assert len(turn.arguments) == len(turn.tool_calls)
+
+
+# -- 6. one answer on both JSON backends ---------------------------------------------------
+
+numbers = st.one_of(
+    st.from_regex(r"-?(0|[1-9][0-9]{0,30})(\.[0-9]{1,20})?([eE][+-]?[0-9]{1,3})?", fullmatch=True),
+    st.integers().map(str),
+    st.integers(min_value=2**60, max_value=2**70).map(str),
+    st.integers(min_value=-(2**70), max_value=-(2**60)).map(str),
+    st.floats().map(repr),  # nan, inf and -inf write themselves as Python spells them
+    st.sampled_from(["NaN", "Infinity", "-Infinity", "1e400", "-0", "-0.0", "1E-400", "9" * 400]),
+)
+# The inside of a JSON string: text escaped as JSON escapes it, or escapes written by hand (lone
+# surrogates, a pair, an invalid escape, a raw control character).
+plain = st.text(max_size=4).map(lambda text: json.dumps(text, ensure_ascii=False)[1:-1])
+escapes = st.sampled_from(
+    ["\\ud800", "\\uDFFF", "\\ud83d\\ude00", "\\u0000", "\\n", '\\"', "\\x", "\x01"]
+)
+strings = st.lists(plain | escapes, max_size=4).map(lambda parts: '"' + "".join(parts) + '"')
+spaces = st.sampled_from(["", " ", "\n", "\t", "\r", "\u00a0", "\x0c"])
+
+
+def json_texts() -> st.SearchStrategy[str]:
+    leaves = numbers | strings | st.sampled_from(["null", "true", "false", "nul", "tru"])
+
+    def nest(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
+        arrays = st.lists(inner, max_size=3).map(lambda items: "[" + ",".join(items) + "]")
+        members = st.tuples(strings, spaces, inner).map(lambda kv: f"{kv[0]}:{kv[1]}{kv[2]}")
+        objects = st.lists(members, max_size=3).map(lambda items: "{" + ",".join(items) + "}")
+        deep = st.tuples(st.integers(100, 1100), inner).map(
+            lambda d: "[" * d[0] + d[1] + "]" * d[0]
+        )
+        return arrays | objects | deep
+
+    return st.tuples(spaces, st.recursive(leaves, nest, max_leaves=6), spaces).map("".join)
+
+
+def decoded(json_backend: str, text: str) -> tuple[str, str]:
+    try:
+        return "value", json.dumps(toolcall._json.backend(json_backend)(text))
+    except ValueError as exc:
+        return type(exc).__name__, str(exc)
+
+
+@FAST
+@given(text=json_texts())
+def test_both_backends_read_any_json_text_the_same_way(text: str) -> None:
+    """Property 6: the same value, or the same error with the same message."""
+    assert decoded("orjson", text) == decoded("stdlib", text)
+
+
+@FAST
+@given(number=numbers)
+def test_both_backends_read_any_number_the_same_way(number: str) -> None:
+    """Property 6: floats correctly rounded alike; integers past 64 bits as orjson reads them."""
+    assert decoded("orjson", f"[{number}]") == decoded("stdlib", f"[{number}]")
+
+
+@st.composite
+def odd_bodies(draw: st.DrawFn) -> bytes:
+    """A body with an odd JSON value written into one of its chunks, or mutated bytes."""
+    body = draw(bodies())
+    if draw(st.booleans()):
+        return draw(mutated_bodies())
+    events = body.split(b"\n\n")
+    at = draw(st.integers(0, len(events) - 1))
+    odd = draw(numbers | strings | json_texts()).encode("utf-8", "surrogatepass")
+    target = draw(
+        st.sampled_from([b'"index": 0', b'"prompt_tokens": 3', b'"content": ""', b"null"])
+    )
+    events[at] = events[at].replace(target, target.split(b":")[0] + b": " + odd, 1)
+    return b"\n\n".join(events)
+
+
+@FAST
+@given(body=odd_bodies())
+def test_both_backends_assemble_any_body_the_same_way(body: bytes) -> None:
+    """Property 6 on whole bodies, through the fast path and the reader."""
+    assert outcome(body, backend="orjson") == outcome(body, backend="stdlib")

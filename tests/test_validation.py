@@ -131,7 +131,7 @@ def test_empty_arguments_are_an_empty_object(text: str) -> None:
 
 def test_arguments_nested_too_deeply_are_an_arguments_error() -> None:
     """Pathological nesting must not escape as RecursionError ("never a crash", DESIGN.md §2)."""
-    with pytest.raises(ArgumentsError, match="nest too deeply"):
+    with pytest.raises(ArgumentsError, match="nests deeper than"):
         parse_arguments(make_call('{"a":' + "[" * 100_000 + "]" * 100_000 + "}"))
 
 

@@ -17,15 +17,21 @@ from __future__ import annotations
 from typing import Any
 
 from ._assembler import Assembler
-from ._errors import ProviderError, StreamError, ToolCallError, UsageError
-from ._json import Loads
+from ._errors import ProviderError, StreamError, ToolCallError, UsageError, shown
+from ._json import Loads, Refused
 from ._templates import FragmentTemplate, learn
 
 _TEMPLATES_KEPT = 8
 
 
 class ChunkReader:
-    """Decodes chunk payloads, feeds tool-call deltas to an assembler, keeps the rest of a turn."""
+    """Decodes chunk payloads, feeds tool-call deltas to an assembler, keeps the rest of a turn.
+
+    A turn ends at its first `finish_reason`, but GLM-4.5 puts one on every whole-call chunk, so
+    chunks after it are still read. A chunk after it with another chunk id that carries calls,
+    content or reasoning starts a second generation (a relay sent the whole answer twice): it
+    and everything after it are left out, and `second_generation` says where it began.
+    """
 
     def __init__(self, assembler: Assembler, loads: Loads, *, templates: bool = True) -> None:
         """`templates=False` decodes every chunk in full: the reference the fast path must equal."""
@@ -33,7 +39,10 @@ class ChunkReader:
         self.loads = loads
         self.chunks = 0
         self.done = False
-        self.finish_reason: str | None = None
+        #: Every distinct finish_reason of the turn, in order; more than one is a conflict.
+        self.finish_reasons: list[str] = []
+        self.finish_id: object = None
+        self.second_generation: tuple[int, object] | None = None
         self.usage: dict[str, Any] | None = None
         self.content: list[str] = []
         self.reasoning: list[str] = []
@@ -46,6 +55,7 @@ class ChunkReader:
         loads = self.loads
         feed = self.assembler.feed
         feed_fragment = self.assembler._feed_fragment
+        spend_text = self.assembler._spend_text
         content = self.content
         reasoning = self.reasoning
         templates = self.templates
@@ -65,10 +75,12 @@ class ChunkReader:
                 continue
             try:
                 chunk = loads(text)
+            except Refused as exc:
+                raise StreamError(f"chunk {self.chunks} cannot be read: {exc}") from None
             except ValueError as exc:
                 raise StreamError(f"chunk {self.chunks} is not valid JSON: {exc}") from None
-            except RecursionError:
-                raise StreamError(f"chunk {self.chunks} nests too deeply to decode") from None
+            if self.finish_reasons and self._another_generation(chunk):
+                continue
             try:
                 choices = chunk.get("choices")
                 if choices:
@@ -88,15 +100,17 @@ class ChunkReader:
                         if piece:
                             if type(piece) is not str:
                                 raise StreamError(f"chunk {self.chunks}: content is not a string")
+                            spend_text(len(piece), None, "content")
                             content.append(piece)
                         piece = delta.get("reasoning_content") or delta.get("reasoning")
                         if piece:
                             if type(piece) is not str:
                                 raise StreamError(f"chunk {self.chunks}: reasoning is not text")
+                            spend_text(len(piece), None, "reasoning")
                             reasoning.append(piece)
                     finish = choice.get("finish_reason")
                     if finish:
-                        self.finish_reason = finish
+                        self._finish(finish, chunk)
                     usage = choice.get("usage")
                     if usage:
                         self.usage = usage
@@ -109,15 +123,43 @@ class ChunkReader:
                 # feed() blames its caller for a value that is not a delta; here the value came
                 # from the provider's chunk, so the provider broke the rule.
                 raise StreamError(
-                    f"chunk {self.chunks}: tool_calls must hold objects, got {calls!r:.80}"
+                    f"chunk {self.chunks}: tool_calls must hold objects, got {shown(calls)}"
                 ) from None
             except ToolCallError:
                 raise
             except (AttributeError, TypeError, KeyError, IndexError) as exc:
                 raise StreamError(
                     f"chunk {self.chunks} does not have the chat.completion.chunk shape: "
-                    f"{type(exc).__name__}: {exc}"
+                    f"{type(exc).__name__}: {shown(exc)}"
                 ) from None
+
+    def _finish(self, finish: object, chunk: dict[str, Any]) -> None:
+        if type(finish) is not str:
+            raise StreamError(f"finish_reason must be a string, got {shown(finish)}")
+        if not self.finish_reasons:
+            self.finish_id = chunk.get("id")
+            # From here on every chunk is read in full, to see whether it starts a generation.
+            self.templates.clear()
+            self.learning = False
+        if finish not in self.finish_reasons:
+            self.finish_reasons.append(finish)
+
+    def _another_generation(self, chunk: Any) -> bool:
+        """Whether `chunk`, read after a finish, belongs to a second generation (then skip it)."""
+        if self.second_generation is not None:
+            return True
+        chunk_id = chunk.get("id") if type(chunk) is dict else None
+        if not chunk_id or not self.finish_id or chunk_id == self.finish_id:
+            return False
+        choices = chunk.get("choices")
+        choice = choices[0] if type(choices) is list and choices else None
+        delta = choice.get("delta") if type(choice) is dict else None
+        if type(delta) is not dict or not any(
+            delta.get(key) for key in ("tool_calls", "content", "reasoning_content", "reasoning")
+        ):
+            return False
+        self.second_generation = (self.chunks, chunk_id)
+        return True
 
     def _remember(self, template: FragmentTemplate) -> None:
         """Keep `template` first, replacing one with the same prefix; keep at most a few."""
@@ -127,17 +169,20 @@ class ChunkReader:
     def _check_single_choice(self, choices: list[Any]) -> None:
         indices = [c.get("index", 0) if isinstance(c, dict) else c for c in choices]
         raise StreamError(
-            f"chunk {self.chunks} has choices {indices}: only one choice (n=1) can carry a turn"
+            f"chunk {self.chunks} has choices {shown(indices)}: only one choice (n=1) can carry "
+            "a turn"
         )
 
 
 def _provider_error(error: Any) -> ProviderError:
     if isinstance(error, dict):
-        message = str(error.get("message") or error)
+        message = error.get("message") or error
         code = error.get("code") or error.get("type")
         return ProviderError(
-            f"the provider reported an error: {message}",
-            code=None if code is None else str(code),
+            "the provider reported an error: "
+            + (message if type(message) is str else shown(message)),
+            code=None if code is None else code if type(code) is str else shown(code),
             payload=error,
         )
-    return ProviderError(f"the provider reported an error: {error}", payload=error)
+    shown_error = error if type(error) is str else shown(error)
+    return ProviderError(f"the provider reported an error: {shown_error}", payload=error)

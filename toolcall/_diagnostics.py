@@ -19,6 +19,7 @@ CODES: dict[str, str] = {
     "arguments_resent": "a fragment re-sent all arguments so far plus more; it replaced them",
     "orphan_fragment": "an arguments fragment arrived before any call it could belong to",
     "stop_with_tool_calls": "finish_reason was 'stop' although the turn holds tool calls",
+    "second_generation": "after the finish, another chunk id began a second generation; left out",
     "sse_comment": "the stream carried SSE comment lines (for example ': keep-alive')",
     "done_absent": "the stream ended without 'data: [DONE]'",
     "unterminated_final_event": "the last SSE event had no blank line after it",

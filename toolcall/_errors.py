@@ -10,6 +10,8 @@ library surfaces as one of these types, never as a bare `KeyError` or `TypeError
 
 from __future__ import annotations
 
+import reprlib
+
 
 class ToolCallError(Exception):
     """Base of every error the library raises.
@@ -53,9 +55,9 @@ class ToolCallError(Exception):
         if self.index is not None:
             where.append(f"tool call index {self.index}")
         if self.call_id:
-            where.append(f"id {self.call_id!r}")
+            where.append(f"id {shown(self.call_id)}")
         if self.name:
-            where.append(f"name {self.name!r}")
+            where.append(f"name {shown(self.name)}")
         return f"{', '.join(where)}: {self.reason}" if where else self.reason
 
 
@@ -106,3 +108,39 @@ class SchemaError(ToolCallError):
 
 class UsageError(ToolCallError):
     """The caller used the library wrongly (a value of the wrong type, a bad limit)."""
+
+
+class _Short(reprlib.Repr):
+    """reprlib's limits (six levels, a few items, short strings) plus integers of any size."""
+
+    def repr_int(self, x: int, level: int) -> str:
+        if x.bit_length() > 128:  # repr() refuses past 4,300 digits, and nobody reads 40
+            return f"<integer of {x.bit_length()} bits>"
+        return super().repr_int(x, level)
+
+
+_SHORT = _Short()
+_SHORT.maxstring = 60
+_SHORT.maxother = 60
+
+
+def shown(value: object) -> str:
+    """`value` for an error message, whatever it is.
+
+    The value quoted is exactly the one that cannot be trusted: nested a thousand deep (`repr`
+    recurses), an integer `repr` refuses to print, megabytes long, or an object whose own
+    `__repr__` raises. A message that cannot be formatted would replace the library's error
+    with a `RecursionError` or a `ValueError`.
+    """
+    return _SHORT.repr(value)
+
+
+def check_limit(name: str, value: object) -> int:
+    """A limit the caller passed, which must be a positive integer.
+
+    `bool` and `float` are refused although Python compares them with integers: `nan` compares
+    false with everything, so `max_calls=nan` would have switched the limit off.
+    """
+    if type(value) is not int or value < 1:
+        raise UsageError(f"{name} must be a positive integer, got {shown(value)}")
+    return value

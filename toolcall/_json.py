@@ -1,33 +1,152 @@
-"""JSON decoding of chunk payloads, the dominant cost of the whole flow.
+"""JSON decoding of chunk payloads and arguments: one reading of every text, on every backend.
 
-Two backends. `stdlib` calls the C scanner behind `json.loads` directly: the checks `json.loads`
-wraps around it (type tests, two regex matches, a method call) cost a fifth of decoding a typical
-chunk, and we do them only when the fast call did not consume the whole payload. `orjson`, when the
-optional `fast` extra is installed, decodes in about half the time of the stdlib. `auto` picks
-orjson when it is importable.
+Decoding chunks is the dominant cost of the whole flow, so there are two backends. `stdlib` calls
+the C scanner behind `json.loads` directly: the checks `json.loads` wraps around it (type tests,
+two regex matches, a method call) cost a fifth of decoding a typical chunk, and we do them only
+when the fast call did not consume the whole payload. `orjson`, when the optional `fast` extra is
+installed, decodes in about half the time. `auto` picks orjson when it is importable.
+
+The two disagree at the edges (NaN, Infinity, 1e400, integers past 64 bits, lone surrogates,
+nesting), and the answer must not depend on what is installed. So the library fixes one reading
+(DESIGN.md, "One reading of JSON") and both backends give it: the stdlib scanner runs with hooks
+that refuse what orjson refuses and read big integers as orjson does, orjson's output is checked
+for what it accepts and we do not (nesting), and whatever orjson refuses is decoded again by the
+stdlib path, so that a refused chunk gets the same error and message on both backends.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
-from ._errors import UsageError
+from ._errors import UsageError, shown
 
 Loads = Callable[[str], Any]
 
-_scan_once = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+#: Deepest nesting of arrays and objects read, in a chunk or in arguments. Real chunks nest about
+#: seven levels and real arguments a few more; the stdlib's recursive scanner fails somewhere
+#: under 1,000 depending on the caller's own stack, and orjson at 1,024.
+MAX_DEPTH = 128
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_INFINITY = float("inf")
+
+
+class Refused(ValueError):
+    """Text a decoder may accept that the library does not read (see the module docstring)."""
+
+
+def _constant(name: str) -> Any:
+    raise Refused(f"{name} is not JSON (RFC 8259 has no NaN or Infinity)")
+
+
+def _float(text: str) -> float:
+    value = float(text)
+    if value == _INFINITY or value == -_INFINITY:
+        raise Refused(f"the number {text[:20]} does not fit a double")
+    return value
+
+
+def _integer(text: str) -> int | float:
+    """An integer literal as orjson reads it: exact from -2**63 to 2**64 - 1, else a double."""
+    if len(text) < 19:
+        return int(text)
+    if len(text.lstrip("-")) > 309:  # past 1.8e308, and int() would refuse past 4,300 digits
+        raise Refused(f"the number {text[:20]}... ({len(text)} digits) does not fit a double")
+    value = int(text)
+    if -(2**63) <= value < 2**64:
+        return value
+    try:
+        return float(value)
+    except OverflowError:
+        raise Refused(f"the number {text[:20]}... does not fit a double") from None
+
+
+def _checked(text: str, value: Any, surrogates: bool) -> Any:
+    """`value` unless it nests too deep or (`surrogates`) holds a lone surrogate.
+
+    Only text that could break a rule is walked: nesting deeper than `MAX_DEPTH` needs as many
+    brackets, opened and closed, and a lone surrogate from valid UTF-8 needs a `\\ud` escape.
+    """
+    deep = len(text) > 2 * MAX_DEPTH and text.count("{") + text.count("[") > MAX_DEPTH
+    surrogates = surrogates and "\\u" in text and ("\\ud" in text or "\\uD" in text)
+    if deep or surrogates:
+        _walk(value, surrogates)
+    return value
+
+
+def _walk(value: Any, surrogates: bool) -> None:
+    """Raise `Refused` at a container deeper than `MAX_DEPTH` or a string with a lone surrogate.
+
+    A loop with its own stack: the value may be deep enough to break recursion.
+    """
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        kind = type(item)
+        if kind is dict or kind is list:
+            if depth > MAX_DEPTH:
+                raise Refused(f"it nests deeper than {MAX_DEPTH} levels")
+            members = item.values() if kind is dict else item
+            stack.extend((member, depth + 1) for member in members)
+            if surrogates and kind is dict:
+                stack.extend((key, depth) for key in item)
+        elif surrogates and kind is str:
+            _refuse_surrogate(item)
+
+
+def holds_surrogate(text: str) -> bool:
+    """Whether `text` holds a surrogate: decoded, a pair is one character, so it is a lone one."""
+    return _LONE_SURROGATE.search(text) is not None
+
+
+def _refuse_surrogate(text: str) -> None:
+    found = _LONE_SURROGATE.search(text)
+    if found is not None:
+        raise Refused(
+            f"a string holds a lone surrogate (U+{ord(found.group()):04X}): not Unicode text, "
+            "and no UTF-8 encoder will send it on"
+        )
+
+
+# Chunks: integers as orjson reads them. Arguments keep Python's exact integers: they reach a
+# Python tool as they were written, and both backends parse them with this same decoder anyway.
+_chunk_decoder = json.JSONDecoder(parse_constant=_constant, parse_float=_float, parse_int=_integer)
+_arguments_decoder = json.JSONDecoder(parse_constant=_constant, parse_float=_float)
+_scan_once = _chunk_decoder.scan_once  # type: ignore[attr-defined]
 
 
 def _stdlib_loads(text: str) -> Any:
     try:
-        value, end = _scan_once(text, 0)
-    except StopIteration:
-        return json.loads(text)  # leading whitespace, or an error worth json's own message
-    if end != len(text):
-        return json.loads(text)  # trailing whitespace is fine; anything else raises here
-    return value
+        try:
+            value, end = _scan_once(text, 0)
+        except StopIteration:
+            # Leading whitespace, or an error worth json's own message.
+            value = _chunk_decoder.decode(text)
+        else:
+            if end != len(text):
+                # Trailing whitespace is fine; anything else raises here.
+                value = _chunk_decoder.decode(text)
+    except RecursionError:
+        raise Refused(f"it nests deeper than {MAX_DEPTH} levels") from None
+    return _checked(text, value, surrogates=True)
+
+
+def loads_arguments(text: str) -> Any:
+    """Arguments text read by the library's one reading of JSON, with exact integers.
+
+    Raises `json.JSONDecodeError` for text that is not JSON, `Refused` for what the library does
+    not read, and `ValueError` for an integer longer than Python converts.
+    """
+    # Written raw, by a caller feeding strings directly: a body's UTF-8 cannot carry one.
+    _refuse_surrogate(text)
+    try:
+        value = _arguments_decoder.decode(text)
+    except RecursionError:
+        raise Refused(f"it nests deeper than {MAX_DEPTH} levels") from None
+    return _checked(text, value, surrogates=True)
 
 
 def backend(name: str = "auto") -> Loads:
@@ -43,6 +162,20 @@ def backend(name: str = "auto") -> Loads:
                     "json backend 'orjson' needs: pip install 'toolcall[fast]'"
                 ) from None
             return _stdlib_loads
-        loads: Loads = orjson.loads
-        return loads
-    raise UsageError(f"unknown json backend {name!r}; use 'auto', 'stdlib' or 'orjson'")
+        return _orjson_loads(orjson.loads)
+    raise UsageError(f"unknown json backend {shown(name)}; use 'auto', 'stdlib' or 'orjson'")
+
+
+def _orjson_loads(orjson_loads: Loads) -> Loads:
+    """orjson's `loads` giving the library's reading (orjson is imported only when asked for)."""
+
+    def loads(text: str) -> Any:
+        try:
+            value = orjson_loads(text)
+        except ValueError:
+            # Refused or not JSON: the stdlib path gives the error, with the same message as on
+            # the stdlib backend (or the reading of a lone surrogate, which it then refuses).
+            return _stdlib_loads(text)
+        return _checked(text, value, surrogates=False)
+
+    return loads

@@ -14,38 +14,62 @@ of `data: {...}\\n\\n` events: line terminators are normalised to `\\n` once (ex
 value can never hold CR or LF), and the text is cut where a blank line is followed by a `data: `
 line, so an event that is one `data: ` line costs one piece of one `str.split`. Only newly
 arrived text is searched for a boundary, so a huge line that arrives in tiny slices stays linear.
+
+An event is held whole until its blank line arrives, so its size is bounded here, as text comes
+in (`max_event_chars`), not after it was buffered, joined and decoded: memory then follows the
+limits, not the input. Errors come in stream order however the body is split: a bad byte or an
+oversized event is reported after the events before it have been returned.
 """
 
 from __future__ import annotations
 
 import codecs
 
-from ._errors import StreamError
+from ._errors import LimitExceeded, StreamError, check_limit
 
-__all__ = ["SSEDecoder"]
+__all__ = ["DEFAULT_MAX_EVENT_CHARS", "SSEDecoder"]
+
+DEFAULT_MAX_EVENT_CHARS = 64 * 1024 * 1024
+#: Comment lines kept as text; the rest are only counted. A provider that stalls may send
+#: keep-alives for as long as it likes.
+COMMENTS_KEPT = 100
 
 
 class SSEDecoder:
     """Turns slices of an SSE body into the `data` payloads of its events.
 
-    `comments` keeps every comment line rather than dropping them, because a keep-alive is
+    `comments` keeps the first comment lines rather than dropping them, because a keep-alive is
     evidence that the provider was stalling (DeepSeek sends them under load) and a caller may want
-    to report it. `unterminated_final_event` is set when the body stopped after the last event's
-    line terminator but before its blank line: nothing was lost, so the event is dispatched, but
-    the flag lets a caller name the provider that breaks the framing.
+    to report it; `comment_count` counts them all. `unterminated_final_event` is set when the body
+    stopped after the last event's line terminator but before its blank line: nothing was lost,
+    so the event is dispatched, but the flag lets a caller name the provider that breaks the
+    framing.
+
+    An event longer than `max_event_chars` characters raises `LimitExceeded`. Its size is the
+    text of its lines with their terminators (after `\\r\\n` and `\\r` became `\\n`), without the
+    blank lines around it, so the limit is crossed at the same event however the body is split.
+
+    When a slice holds complete events and then a bad byte or an oversized event, `feed` returns
+    those events and keeps the error in `error`; the next call raises it. A caller that reads the
+    events first (a provider's error event among them) sees what the stream said in its order.
     """
 
     __slots__ = (
         "_buf",
         "_cr",
         "_decode",
+        "_held",
+        "_limit",
         "_offset",
         "_started",
+        "comment_count",
         "comments",
+        "error",
         "unterminated_final_event",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, *, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS) -> None:
+        self._limit = check_limit("max_event_chars", max_event_chars)
         self._decode = codecs.getincrementaldecoder("utf-8")().decode
         # Text after the last event boundary, in the pieces it arrived in: joined only once a
         # boundary shows up, so a long line fed in small slices is never re-concatenated per feed.
@@ -53,25 +77,26 @@ class SSEDecoder:
         # The slice ended with `\r`: already a whole terminator (so its event is not held back),
         # but a `\n` opening the next slice belongs to it and must not count as a second one.
         self._cr = False
+        # Characters of the event in `_buf`, not counting blank lines before it.
+        self._held = 0
         self._offset = 0
         self._started = False
         self.comments: list[str] = []
+        self.comment_count = 0
+        self.error: StreamError | None = None
         self.unterminated_final_event = False
 
     def feed(self, data: bytes) -> list[str]:
         """Take the next slice of the body; return the payloads of the events it completes."""
+        if self.error is not None:
+            raise self.error
         try:
             text = self._decode(data)
         except UnicodeDecodeError as exc:
-            offset = self._error_offset(exc, data)
-            raise StreamError(
-                f"SSE body is not valid UTF-8 at byte offset {offset}: {exc.reason}"
-            ) from None
+            return self._feed_broken(exc, data)
         self._offset += len(data)
-        if not self._started:
-            # The BOM may itself arrive split, so wait for the first decoded character.
-            if not text:
-                return []
+        # The BOM may itself arrive split, so wait for the first decoded character.
+        if not self._started and text:
             self._started = True
             if text[0] == "\ufeff":
                 text = text[1:]
@@ -92,7 +117,9 @@ class SSEDecoder:
             end = 1
         else:
             if text:
-                buf.append(text)
+                self._hold(text)
+                if self.error is not None:
+                    raise self.error
             return []
         if buf:
             buf.append(text[:end])
@@ -100,9 +127,65 @@ class SSEDecoder:
             buf.clear()
         else:
             region = text[:end]
+        self._held = 0
+        if len(region) <= self._limit:
+            out = self._dispatch(region)
+        else:
+            out = self._dispatch_within_limit(region)
+            if self.error is not None:
+                return out
         if end < len(text):
-            buf.append(text[end:])
+            self._hold(text[end:])
+            if self.error is not None and not out:
+                raise self.error
+        return out
+
+    def _feed_broken(self, exc: UnicodeDecodeError, data: bytes) -> list[str]:
+        """Feed the bytes before the bad one, then keep the error (or raise it if none came)."""
+        offset = self._error_offset(exc, data)
+        # `exc.object` is the bytes held back from earlier slices followed by `data`.
+        good = data[: max(0, exc.start - (len(exc.object) - len(data)))]
+        out = self.feed(good) if good else []
+        self._offset += len(data) - len(good)
+        if self.error is None:
+            self.error = StreamError(
+                f"SSE body is not valid UTF-8 at byte offset {offset}: {exc.reason}"
+            )
+        if not out:
+            raise self.error
+        return out
+
+    def _dispatch_within_limit(self, region: str) -> list[str]:
+        """The payloads of `region` before its first event longer than the limit, if one is."""
+        at = 0
+        limit = self._limit
+        for event in region.split("\n\n"):
+            # An event's text ends with its last line's terminator, the first `\n` of the `\n\n`.
+            if len(event) >= limit and len(event.lstrip("\n")) + 1 > limit:
+                out = self._dispatch(region[:at]) if at else []
+                self.error = self._too_long()
+                if not out:
+                    raise self.error
+                return out
+            at += len(event) + 2
         return self._dispatch(region)
+
+    def _hold(self, text: str) -> None:
+        """Keep `text`, the start of an event, unless the event is now too long (then `error`)."""
+        size = len(text)
+        if not self._buf and text[:1] == "\n":
+            size = len(text.lstrip("\n"))  # blank lines before an event are not part of it
+        self._held += size
+        if self._held > self._limit:
+            self._buf.clear()
+            self.error = self._too_long()
+        else:
+            self._buf.append(text)
+
+    def _too_long(self) -> LimitExceeded:
+        return LimitExceeded(
+            f"an SSE event is longer than {self._limit} characters (max_event_chars)"
+        )
 
     def close(self) -> list[str]:
         """End of body: return a final event that lacked only its blank line.
@@ -110,6 +193,8 @@ class SSEDecoder:
         A body cut off inside a line raises `StreamError`, because the cut line may be a truncated
         JSON payload and dropping it quietly would hide the truncation.
         """
+        if self.error is not None:
+            raise self.error
         try:
             self._decode(b"", True)
         except UnicodeDecodeError as exc:
@@ -180,7 +265,9 @@ class SSEDecoder:
             if name == "data":
                 data.append(value)
             elif not name:
-                self.comments.append(value)
+                self.comment_count += 1
+                if len(self.comments) < COMMENTS_KEPT:
+                    self.comments.append(value)
         if data:
             out.append("\n".join(data))
 

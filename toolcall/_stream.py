@@ -11,16 +11,23 @@ from collections.abc import AsyncIterable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ._assembler import DEFAULT_MAX_ARGUMENT_CHARS, DEFAULT_MAX_CALLS, Assembler
+from ._assembler import (
+    DEFAULT_MAX_ARGUMENT_CHARS,
+    DEFAULT_MAX_CALLS,
+    DEFAULT_MAX_TEXT_CHARS,
+    Assembler,
+)
 from ._chunks import ChunkReader
 from ._diagnostics import Diagnostic
-from ._errors import StreamError, TruncatedError, UsageError
+from ._errors import StreamError, ToolCallError, TruncatedError, UsageError, shown
 from ._json import backend
-from ._sse import SSEDecoder
+from ._sse import DEFAULT_MAX_EVENT_CHARS, SSEDecoder
 from ._types import ToolCall
 from ._validation import parse_arguments
 
 _WINDOW = 64 * 1024
+#: Finish reasons that say the turn was stopped before it was done: its last call may be cut.
+_CUT = {"length": "the output hit max_tokens", "content_filter": "the provider's filter cut it"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +60,17 @@ class Turn:
 
 
 class TurnBuilder:
-    """Feed body bytes as they arrive; `finish()` at end of body returns the validated `Turn`."""
+    """Feed body bytes as they arrive; `finish()` at end of body returns the validated `Turn`.
+
+    One builder reads one body, like h11's connection state machine: after `finish()` returned,
+    or after it or `feed()` raised the library's error, every further call raises `UsageError`
+    saying which. Reading on after a broken chunk would return a turn with that chunk missing,
+    and a second `finish()` would blame the provider for the caller's loop.
+
+    The limits bound what a stream can make it hold: `max_calls`, `max_argument_chars` (all
+    calls' arguments), `max_text_chars` (content, reasoning, names, ids, types, extra_content)
+    and `max_event_chars` (one SSE event, checked as it arrives, before it is decoded).
+    """
 
     def __init__(
         self,
@@ -61,29 +78,59 @@ class TurnBuilder:
         json_backend: str = "auto",
         max_calls: int = DEFAULT_MAX_CALLS,
         max_argument_chars: int = DEFAULT_MAX_ARGUMENT_CHARS,
+        max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+        max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
     ) -> None:
-        self._sse = SSEDecoder()
-        self._assembler = Assembler(max_calls=max_calls, max_argument_chars=max_argument_chars)
+        self._sse = SSEDecoder(max_event_chars=max_event_chars)
+        self._assembler = Assembler(
+            max_calls=max_calls,
+            max_argument_chars=max_argument_chars,
+            max_text_chars=max_text_chars,
+        )
         self._reader = ChunkReader(self._assembler, backend(json_backend))
+        # None while the builder reads; once it is done, what ended it, for the UsageError.
+        self._ended: str | None = None
 
     def feed(self, data: bytes) -> None:
-        """Take the next slice of the HTTP body (any size, including empty).
+        """Take the next slice of the HTTP body (any bytes-like object, including empty).
 
         A large slice (a whole replayed body) is worked through in windows: decoding megabytes
         of events into one list first is slower than the JSON itself, while a window stays in
         the processor's cache.
         """
-        if not isinstance(data, (bytes, bytearray, memoryview)):
-            raise UsageError(f"feed() takes bytes, not {type(data).__name__}")
-        if len(data) <= _WINDOW:
-            self._reader.read(self._sse.feed(data))
-            return
-        view = memoryview(data)
-        for start in range(0, len(data), _WINDOW):
-            self._reader.read(self._sse.feed(bytes(view[start : start + _WINDOW])))
+        if self._ended is not None:
+            raise UsageError(f"feed() after {self._ended}: a TurnBuilder reads one body")
+        if type(data) is not bytes:
+            data = _as_bytes(data, "feed() takes bytes")
+        sse = self._sse
+        try:
+            if len(data) <= _WINDOW:
+                self._reader.read(sse.feed(data))
+            else:
+                view = memoryview(data)
+                for start in range(0, len(data), _WINDOW):
+                    # A window after an error raises it, before anything after it is read.
+                    self._reader.read(sse.feed(bytes(view[start : start + _WINDOW])))
+            if sse.error is not None:
+                # The events before it are read: errors come in stream order.
+                raise sse.error
+        except ToolCallError as exc:
+            self._ended = f"the {type(exc).__name__} it raised ({exc})"
+            raise
 
     def finish(self) -> Turn:
         """End of body: flush, then check every call. Raises the library's errors only."""
+        if self._ended is not None:
+            raise UsageError(f"finish() after {self._ended}: a TurnBuilder reads one body")
+        try:
+            turn = self._finish()
+        except ToolCallError as exc:
+            self._ended = f"the {type(exc).__name__} it raised ({exc})"
+            raise
+        self._ended = "finish() returned the turn"
+        return turn
+
+    def _finish(self) -> Turn:
         self._reader.read(self._sse.close())
         reader = self._reader
         assembler = self._assembler
@@ -96,35 +143,49 @@ class TurnBuilder:
             )
         calls = assembler.complete()
         diagnostics = assembler.diagnostics  # read after complete(): it may record a repair
-        finish_reason = reader.finish_reason
-        if finish_reason is not None and not isinstance(finish_reason, str):
-            raise StreamError(f"finish_reason must be a string, got {finish_reason!r}")
+        reasons = reader.finish_reasons
+        finish_reason = reasons[0] if reasons else None
+        # The call opened last is the one a cut most likely hit (it may be a nameless one
+        # complete() left out).
+        last_index = assembler.last_call_index()
+        last = next((c for c in calls if c.index == last_index), calls[-1]) if calls else None
         truncated = None
-        if finish_reason == "length":
-            truncated = "finish_reason is 'length'"
+        if len(reasons) > 1:
+            went = " then ".join(repr(r) for r in reasons)
+            cut = [r for r in reasons if r in _CUT]
+            if not (calls and cut):
+                raise StreamError(
+                    f"conflicting finish reasons: finish_reason went {went}",
+                    **_context(last),
+                )
+            truncated = f"finish_reason went {went}"
+        elif finish_reason in _CUT:
+            truncated = f"finish_reason is {finish_reason!r} ({_CUT[finish_reason]})"
         elif finish_reason is None:
             truncated = "the stream ended without a finish_reason"
         arguments = tuple(parse_arguments(call, truncated=truncated) for call in calls)
         if truncated:
-            if calls:
-                # The call opened last may be a nameless one complete() left out.
-                last_index = assembler.last_call_index()
-                last = next((c for c in calls if c.index == last_index), calls[-1])
-                raise TruncatedError(
-                    f"{truncated}: the call may be cut off",
-                    index=last.index,
-                    call_id=last.id or None,
-                    name=last.function.name,
-                )
+            if last is not None:
+                raise TruncatedError(f"{truncated}: the call may be cut off", **_context(last))
             if finish_reason is None:
                 raise StreamError("the stream ended without a finish_reason (cut off?)")
         if finish_reason == "stop" and calls:
             diagnostics.append(
                 Diagnostic("stop_with_tool_calls", "finish_reason 'stop' with tool calls")
             )
-        if self._sse.comments:
+        if reader.second_generation is not None:
+            number, chunk_id = reader.second_generation
             diagnostics.append(
-                Diagnostic("sse_comment", f"{len(self._sse.comments)} SSE comment line(s)")
+                Diagnostic(
+                    "second_generation",
+                    f"chunk {number}, after the finish, began another generation (chunk id "
+                    f"{shown(chunk_id)}, not {shown(reader.finish_id)}); it and all after it "
+                    "were left out",
+                )
+            )
+        if self._sse.comment_count:
+            diagnostics.append(
+                Diagnostic("sse_comment", f"{self._sse.comment_count} SSE comment line(s)")
             )
         if not reader.done:
             diagnostics.append(Diagnostic("done_absent", "no 'data: [DONE]' before the end"))
@@ -144,26 +205,62 @@ class TurnBuilder:
 
 
 def assemble(body: bytes | Iterable[bytes], **options: Any) -> Turn:
-    """Assemble a whole body, or an iterator of byte chunks (`httpx.Response.iter_bytes()`)."""
-    builder = TurnBuilder(**options)
+    """Assemble a whole body, or an iterator of byte chunks (`httpx.Response.iter_bytes()`).
+
+    `options` are `TurnBuilder`'s: `json_backend` and the limits.
+    """
+    builder = _builder(options)
     if isinstance(body, (bytes, bytearray, memoryview)):
-        builder.feed(bytes(body))
-    else:
-        for piece in body:
-            _check_bytes(piece)
-            builder.feed(piece)
+        builder.feed(body)  # type: ignore[arg-type]  # any bytes-like object; feed converts
+        return builder.finish()
+    if isinstance(body, str):
+        raise UsageError("assemble() takes bytes, not str: pass the body undecoded")
+    try:
+        pieces = iter(body)
+    except TypeError:
+        raise UsageError(
+            f"assemble() takes bytes or an iterable of bytes, not {type(body).__name__}"
+        ) from None
+    for piece in pieces:
+        builder.feed(_as_bytes(piece, "the body must be bytes"))
     return builder.finish()
 
 
 async def assemble_async(body: AsyncIterable[bytes], **options: Any) -> Turn:
     """Assemble from an async iterator of byte chunks (`httpx.Response.aiter_bytes()`)."""
-    builder = TurnBuilder(**options)
+    builder = _builder(options)
+    if not hasattr(body, "__aiter__"):
+        raise UsageError(
+            "assemble_async() takes an async iterable of bytes (aiter_bytes()), not "
+            f"{type(body).__name__}; use assemble() for bytes or a plain iterable"
+        )
     async for piece in body:
-        _check_bytes(piece)
-        builder.feed(piece)
+        builder.feed(_as_bytes(piece, "the body must be bytes"))
     return builder.finish()
 
 
-def _check_bytes(piece: object) -> None:
-    if not isinstance(piece, bytes):
-        raise UsageError(f"the body must be bytes, got a chunk of {type(piece).__name__}")
+def _builder(options: dict[str, Any]) -> TurnBuilder:
+    try:
+        return TurnBuilder(**options)
+    except TypeError as exc:  # an option TurnBuilder does not take
+        raise UsageError(str(exc)) from None
+
+
+def _as_bytes(data: object, what: str) -> bytes:
+    """`data` as bytes, if it is a bytes-like object (a strided memoryview in its order)."""
+    if type(data) is bytes:
+        return data
+    if isinstance(data, (bytes, bytearray)):
+        return bytes(data)
+    if isinstance(data, memoryview):
+        try:
+            return data.tobytes()
+        except ValueError as exc:  # a released view
+            raise UsageError(f"{what}: {exc}") from None
+    raise UsageError(f"{what}, not {type(data).__name__}")
+
+
+def _context(call: ToolCall | None) -> dict[str, Any]:
+    if call is None:
+        return {}
+    return {"index": call.index, "call_id": call.id or None, "name": call.function.name}

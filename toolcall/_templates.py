@@ -12,8 +12,10 @@ literal is then decoded, by the same C routine `json.loads` uses for strings.
 Two allowances keep real streams on this path: OpenAI ends every chunk with a random
 `"obfuscation"` string, so a final string member that the reader never looks at may vary too; and
 anything unusual (escaped keys, a second `"arguments":`, whitespace the template did not have)
-simply misses, falling back to full decoding. A miss costs a prefix comparison; a wrong match is
-impossible by construction, which the property tests check against full decoding.
+simply misses, falling back to full decoding. So does a literal holding a lone surrogate, which the
+string decoder accepts and full decoding refuses on both backends. A miss costs a prefix
+comparison; a wrong match is impossible by construction, which the property tests check against
+full decoding, on both backends.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from __future__ import annotations
 import json.decoder
 from collections.abc import Callable
 from typing import Any
+
+from ._json import holds_surrogate
 
 #: The C string decoder behind `json.loads` (typeshed does not declare it).
 scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
@@ -48,19 +52,26 @@ class FragmentTemplate:
         """The fragment `text` carries if it has this envelope, else None."""
         if not text.startswith(self.prefix):
             return None
+        start = len(self.prefix)
         try:
-            fragment, end = scanstring(text, len(self.prefix))
+            fragment, end = scanstring(text, start)
         except ValueError:
             return None
+        # A lone surrogate can only come from an escape, and an escape shortens the literal.
+        if end - start - 1 != len(fragment) and holds_surrogate(fragment):
+            return None  # full decoding refuses it, with the message both backends give
         suffix = self.suffix
         if not self.varying_tail:
             return fragment if len(text) - end == len(suffix) and text.endswith(suffix) else None
         if not text.startswith(suffix, end):
             return None
+        start = end + len(suffix)
         try:
-            _ignored, tail_end = scanstring(text, end + len(suffix))
+            ignored, tail_end = scanstring(text, start)
         except ValueError:
             return None
+        if tail_end - start - 1 != len(ignored) and holds_surrogate(ignored):
+            return None  # ignored by the reader, but refused by full decoding all the same
         return fragment if tail_end == len(text) - 1 and text[-1] == "}" else None
 
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._errors import StreamError
+from ._errors import StreamError, shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +59,7 @@ class Delta:
             raise StreamError("a tool-call delta's function must be an object")
         index = data.get("index")
         if index is not None and (not isinstance(index, int) or isinstance(index, bool)):
-            raise StreamError(f"a tool-call delta's index must be an integer, got {index!r}")
+            raise StreamError(f"a tool-call delta's index must be an integer, got {shown(index)}")
         call_id = data.get("id") or ""
         call_type = data.get("type") or ""
         if not isinstance(call_id, str) or not isinstance(call_type, str):

@@ -3,6 +3,11 @@
 The reasons are worded for the failure they point at: two objects back to back (`{}{}`) is the
 signature of parallel calls merged into one (lobehub#11649, hermes-agent#62937), and a prefix that
 stops mid-value is a cut-off call, which must never be "repaired" into a valid-looking one.
+
+"JSON" is the library's one reading of it (`_json`): NaN, Infinity, a number past a double, a lone
+surrogate and nesting past `MAX_DEPTH` are refused, because a tool in another language, or the
+next request's encoder, would choke on them. Blank arguments are a call without parameters only
+when blank in JSON's sense: `str.strip` would also take U+00A0 or U+3000 for nothing.
 """
 
 from __future__ import annotations
@@ -11,7 +16,11 @@ import json
 from typing import Any
 
 from ._errors import ArgumentsError, TruncatedError
+from ._json import Refused, loads_arguments
 from ._types import ToolCall
+
+#: The four characters JSON allows between tokens (RFC 8259, section 2).
+_JSON_WHITESPACE = " \t\n\r"
 
 
 def parse_arguments(call: ToolCall, *, truncated: str | None = None) -> dict[str, Any]:
@@ -26,15 +35,19 @@ def parse_arguments(call: ToolCall, *, truncated: str | None = None) -> dict[str
         "call_id": call.id or None,
         "name": call.function.name,
     }
-    if not text.strip():
+    if not text.strip(_JSON_WHITESPACE):
         if truncated:
             raise TruncatedError(f"no arguments arrived ({truncated})", **context)
         # An empty string is how several providers send a call of a tool without parameters.
         return {}
     try:
-        value = json.loads(text)
-    except RecursionError:
-        raise ArgumentsError("arguments nest too deeply to parse", **context) from None
+        value = loads_arguments(text)
+    except Refused as exc:
+        if truncated:
+            raise TruncatedError(
+                f"arguments cannot be read ({truncated}): {exc}", **context
+            ) from None
+        raise ArgumentsError(f"arguments cannot be read: {exc}", **context) from None
     except json.JSONDecodeError as exc:
         if truncated:
             raise TruncatedError(
@@ -46,7 +59,7 @@ def parse_arguments(call: ToolCall, *, truncated: str | None = None) -> dict[str
                 f"(were parallel calls merged?): {_around(text, exc.pos)}",
                 **context,
             ) from None
-        if exc.pos >= len(text.rstrip()):
+        if exc.pos >= len(text.rstrip(_JSON_WHITESPACE)):
             raise ArgumentsError(
                 f"arguments end before the JSON is complete: {_tail(text)}", **context
             ) from None
@@ -55,6 +68,8 @@ def parse_arguments(call: ToolCall, *, truncated: str | None = None) -> dict[str
             f"{_around(text, exc.pos)}",
             **context,
         ) from None
+    except ValueError as exc:  # an integer longer than int() converts (sys.set_int_max_str_digits)
+        raise ArgumentsError(f"arguments cannot be read: {exc}", **context) from None
     if not isinstance(value, dict):
         raise ArgumentsError(
             f"arguments must be a JSON object, got {type(value).__name__}", **context
