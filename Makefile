@@ -8,7 +8,7 @@ PEERS_STAMP := $(VENV)/.peers-stamp
 JS_STAMP := clients/js/node_modules/.installed-stamp
 PYTEST_FILTERS := $(if $(PROVIDER),--toolcall-provider $(PROVIDER)) $(if $(SCENARIO),--toolcall-scenario $(SCENARIO))
 
-.PHONY: test conformance matrix bench lint typecheck synthesize record drift scan clean
+.PHONY: test conformance matrix bench fuzz lint typecheck synthesize record drift scan clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,12 @@ matrix: $(PEERS_STAMP) $(JS_STAMP)
 bench: $(PEERS_STAMP)
 	@mkdir -p reports
 	$(BIN)/python benchmarks/bench.py --markdown reports/bench.md
+
+## fuzz: mutate real bodies for FUZZ_SECONDS (default 600) on both JSON backends; a failing body
+## is kept in tests/fuzz_corpus/, which `make test` replays
+FUZZ_SECONDS ?= 600
+fuzz: $(STAMP)
+	$(BIN)/python -m tests.fuzzing --seconds $(FUZZ_SECONDS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
