@@ -78,12 +78,12 @@ def stream(calls: int, size_per_call: int, fragment: int = 4) -> tuple[bytes, li
     return body.encode(), payloads
 
 
-def live(events: list[bytes], backend: str) -> toolcall.Turn:
+def live(events: list[bytes], backend: str) -> None:
     """The way a socket delivers a stream: one SSE event per `feed`."""
-    builder = toolcall.TurnBuilder(json_backend=backend)
+    builder = toolcall.TurnBuilder(json_backend=backend, events=False)
     for event in events:
         builder.feed(event)
-    return builder.finish()
+    builder.finish()
 
 
 def split_events(body: bytes) -> list[bytes]:

@@ -10,7 +10,8 @@ arguments that are not JSON whitespace). Then `check_body` asserts, for the muta
 1. only the library's errors: every way of reading it gives a turn or a `ToolCallError`;
 2. one answer whatever is installed: the stdlib and orjson backends agree;
 3. the fast path equals full decoding;
-4. one answer however it is split: random re-splits give the whole body's answer.
+4. one answer however it is split: random re-splits give the whole body's answer;
+5. one answer with events on or off, and the events tell the same turn as `TurnDone`.
 
 `make test` runs a short pass (test_fuzz.py); `make fuzz` runs this module for FUZZ_SECONDS. A
 failing body found by either is written to `tests/fuzz_corpus/`, where test_fuzz.py replays every
@@ -353,6 +354,8 @@ def check_body(body: bytes, cuts: list[int], limits: dict[str, int] | None = Non
         pieces = [body[a:b] for a, b in itertools.pairwise(bounds)]
         resplit = outcome(pieces, **options)
         assert resplit == whole, f"split at {sorted(cuts)[:20]}: {_diff(resplit, whole)}"
+        quiet = outcome(pieces, events=False, **options)
+        assert quiet == whole, f"events off differs: {_diff(quiet, whole)}"
     except BaseException:
         last_failure = (body, options)
         raise

@@ -3,7 +3,8 @@
 The hostile-input tests and the fuzzer both ask whether two ways of reading the same body (two
 JSON backends, the envelope fast path or full decoding, any split of the bytes) give one answer.
 An answer is the turn's `to_dict()` or the error's type and message; anything that is not a
-`ToolCallError` is not an answer, and propagates so that the test fails on it.
+`ToolCallError` is not an answer, and propagates so that the test fails on it. With events on,
+the events must also tell the same turn (`toolcall.harness.event_check`), or the answer says so.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from toolcall import ToolCallError, TurnBuilder
+from toolcall import Event, ToolCallError, TurnBuilder, TurnDone
+from toolcall.harness.event_check import event_problems
 
 BACKENDS = ("stdlib", "orjson")
 
@@ -22,19 +24,28 @@ def outcome(
     *,
     backend: str = "auto",
     templates: bool = True,
+    events: bool = True,
     **limits: int,
 ) -> tuple[str, Any]:
     """("turn", the turn as JSON text) or (error type, message); a list of pieces re-splits."""
-    builder = TurnBuilder(json_backend=backend, **limits)
+    builder = TurnBuilder(json_backend=backend, events=events, **limits)
     # The reference for the fast path: every chunk decoded in full (see _templates).
     builder._reader.learning = templates
     pieces = [body] if isinstance(body, bytes) else body
+    seen: list[Event] = []
     try:
         for piece in pieces:
-            builder.feed(piece)
-        turn = builder.finish()
+            seen += builder.feed(piece)
+        seen += builder.finish()
     except ToolCallError as exc:
         return type(exc).__name__, str(exc)
+    done = seen[-1]
+    assert isinstance(done, TurnDone)
+    turn = done.turn
+    if events:
+        problems = event_problems(seen, turn)
+        if problems:
+            return "events disagree with the turn", "; ".join(problems)
     data = turn.to_dict()
     # Parsed arguments too: they are what the caller runs the tool with. As JSON text, answers
     # are hashable and keep 1 and 1.0 apart.

@@ -167,20 +167,56 @@ def test_delta_from_dict_reads_null_and_empty_fields_as_absent() -> None:
 @pytest.mark.parametrize(
     "raw",
     [
-        {"index": "0"},
         {"index": True},
         {"index": 1.0},
+        {"index": "x"},
+        {"index": -1},
         {"id": 7},
         {"type": ["function"]},
         {"function": "f"},
         {"function": {"name": 1}},
-        {"function": {"arguments": {"a": 1}}},
+        {"function": {"arguments": 5}},
+        {"extra_content": [1]},
     ],
 )
 def test_delta_from_dict_rejects_wrong_types(raw: dict[str, Any]) -> None:
     """A Delta holds the wire's strings and int; anything else is a StreamError (_errors.py)."""
     with pytest.raises(StreamError):
         Delta.from_dict(raw)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"index": "1", "id": "c", "function": {"name": "f", "arguments": "{}"}},
+        {"index": 0, "id": "c", "function": {"name": "f", "arguments": {"a": 1}}},
+        {"index": 0, "id": None, "type": None, "function": {"name": "f", "arguments": None}},
+        {"index": "x", "function": {"name": "f"}},
+        {"index": 0, "function": {"name": "f", "arguments": [float("nan")]}},
+        {"index": 0, "extra_content": "x", "function": {"name": "f"}},
+    ],
+)
+def test_delta_from_dict_and_feed_read_a_delta_alike(raw: dict[str, Any]) -> None:
+    """One reading of a delta (_fields.py): `"index": "1"` used to pass one door and not the
+    other, so whether a delta was valid depended on how it came in."""
+
+    def through_feed() -> object:
+        assembler = Assembler()
+        assembler.feed(raw)
+        return [call.to_dict() for call in assembler.complete()]
+
+    def through_delta() -> object:
+        assembler = Assembler()
+        assembler.feed(Delta.from_dict(raw))
+        return [call.to_dict() for call in assembler.complete()]
+
+    answers = []
+    for door in (through_feed, through_delta):
+        try:
+            answers.append(door())
+        except StreamError as exc:
+            answers.append(exc.reason)
+    assert answers[0] == answers[1]
 
 
 # -- the three input forms -----------------------------------------------------------------

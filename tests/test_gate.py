@@ -63,8 +63,8 @@ def test_corrupt_arguments_are_an_error_naming_the_call(suite_copy: Path) -> Non
     library = [f for f in outcome.findings if f.check == "library"]
     assert library, _lines(outcome)
     message = str(library[0].observed)
-    assert "provider openai" in message
-    assert "cassettes/openai/single_call.yaml" in message
+    assert message.startswith("ArgumentsError on cassettes/openai/single_call.yaml")
+    assert outcome.report().startswith("openai / single_call: fail")
     assert "tool call index 0" in message
     assert "get_weather" in message
 

@@ -99,7 +99,6 @@ def test_formatting_and_merging_a_deep_value_fed_directly_are_depth_safe() -> No
         (lambda: toolcall.assemble(b"", max_calls=float("nan")), "max_calls must be"),
         (lambda: toolcall.assemble(b"", max_argument_chars=2.5), "max_argument_chars must be"),
         (lambda: toolcall.assemble(b"", max_calls=True), "max_calls must be"),
-        (lambda: toolcall.assemble(b"", max_call=5), "max_call"),
         (lambda: Assembler(max_calls="5"), "max_calls must be"),  # type: ignore[arg-type]
         (lambda: SSEDecoder(max_event_chars=0), "max_event_chars must be"),
         (lambda: TurnBuilder().feed(None), "feed\\(\\) takes bytes"),  # type: ignore[arg-type]
@@ -114,7 +113,6 @@ def test_formatting_and_merging_a_deep_value_fed_directly_are_depth_safe() -> No
         "max_calls-nan",
         "max_argument_chars-float",
         "max_calls-bool",
-        "unknown-option",
         "assembler-max_calls-str",
         "max_event_chars-zero",
         "feed-None",
@@ -137,7 +135,7 @@ def test_a_non_contiguous_memoryview_is_read_as_the_bytes_it_shows() -> None:
     assert toolcall.assemble(view).to_dict() == expected
     builder = TurnBuilder()
     builder.feed(view)
-    assert builder.finish().to_dict() == expected
+    assert builder.finish()[-1].turn.to_dict() == expected  # type: ignore[union-attr]
     assert toolcall.assemble([view[:10], bytearray(view[10:])]).to_dict() == expected
 
 
@@ -397,9 +395,10 @@ def test_many_one_key_extra_content_deltas_merge_into_one_object() -> None:
 def test_a_name_in_many_fragments_is_joined_whole() -> None:
     """800,000 name fragments took 30 s with `+=`; the name is now a list of fragments."""
     assembler = Assembler()
-    assembler.feed(head(arguments="{}"))
+    assembler.feed(head(arguments=""))
     for _ in range(400_000):
         assembler.feed({"index": 0, "function": {"name": "a"}})
+    assembler.feed(fragment("{}"))
     (call,) = assembler.complete()
     assert call.function.name == "f" + "a" * 400_000
 
@@ -416,7 +415,7 @@ def test_a_name_in_many_fragments_is_joined_whole() -> None:
 )
 def test_every_accumulated_field_has_a_limit(delta: dict[str, Any], what: str) -> None:
     """Name, extra_content, content and reasoning had no limit at all."""
-    body = sse(chunk(head(arguments="{}")), *[chunk(**delta)] * 4, FINISH)
+    body = sse(chunk(head(arguments="")), *[chunk(**delta)] * 4, chunk(fragment("{}")), FINISH)
     with pytest.raises(LimitExceeded, match=f"exceeds 1000 characters .* at {what}:"):
         toolcall.assemble(body, max_text_chars=1000)
     toolcall.assemble(body, max_text_chars=10_000)
@@ -487,4 +486,4 @@ def test_a_wrong_argument_to_feed_leaves_the_builder_usable() -> None:
     with pytest.raises(UsageError):
         builder.feed("data: {}")  # type: ignore[arg-type]
     builder.feed(one_call("{}"))
-    assert builder.finish().arguments == ({},)
+    assert builder.finish()[-1].turn.arguments == ({},)  # type: ignore[union-attr]

@@ -500,7 +500,7 @@ def test_turn_builder_fed_byte_by_byte_equals_the_whole_body() -> None:
     for i in range(len(body)):
         builder.feed(body[i : i + 1])
     builder.feed(b"")
-    assert builder.finish() == toolcall.assemble(body)
+    assert builder.finish()[-1] == toolcall.TurnDone(toolcall.assemble(body))
 
 
 def test_body_larger_than_the_window_gives_the_same_turn() -> None:

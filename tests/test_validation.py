@@ -319,10 +319,9 @@ def test_every_error_is_a_toolcall_error() -> None:
     assert not issubclass(UsageError, StreamError)
 
 
-def test_add_context_names_provider_and_source() -> None:
-    """The harness adds the provider and cassette to an error as it travels up (_errors.py)."""
+def test_an_error_names_the_call_and_carries_nothing_of_the_harness() -> None:
+    """The library knows the call, not the cassette: the harness says where a stream came from
+    in its own findings, so a library error has no provider or source field to leave empty."""
     err = ArgumentsError("bad", index=1, call_id="c", name="f")
-    assert err.add_context(provider="qwen", source="parallel.yaml") is err
-    assert (
-        str(err) == "provider qwen, source parallel.yaml, tool call index 1, id 'c', name 'f': bad"
-    )
+    assert str(err) == "tool call index 1, id 'c', name 'f': bad"
+    assert not hasattr(err, "provider") and not hasattr(err, "source")

@@ -18,32 +18,58 @@ from ._errors import (
     TruncatedError,
     UsageError,
 )
+from ._events import (
+    ArgumentsDelta,
+    Event,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallDone,
+    ToolCallStarted,
+    TurnDone,
+)
 from ._sse import SSEDecoder
-from ._stream import Turn, TurnBuilder, assemble, assemble_async
+from ._stream import Turn, TurnBuilder, aiter_events, assemble, assemble_async, iter_events
 from ._types import Delta, ToolCall, ToolCallFunction
 from ._validation import parse_arguments
 
 __all__ = [
     "DIAGNOSTIC_CODES",
+    "ArgumentsDelta",
     "ArgumentsError",
     "Assembler",
     "Delta",
     "Diagnostic",
+    "Event",
     "LimitExceeded",
     "ProviderError",
+    "ReasoningDelta",
     "SSEDecoder",
     "SchemaError",
     "StreamError",
+    "TextDelta",
     "ToolCall",
+    "ToolCallDone",
     "ToolCallError",
     "ToolCallFunction",
+    "ToolCallStarted",
     "TruncatedError",
     "Turn",
     "TurnBuilder",
+    "TurnDone",
     "UsageError",
+    "aiter_events",
     "assemble",
     "assemble_async",
+    "iter_events",
     "parse_arguments",
 ]
+
+# What the caller sees is `toolcall.Turn`, not the private module it happens to live in: in
+# tracebacks, reprs, documentation and pickles. The modules behind it may move freely.
+for _name in __all__:
+    _public = globals()[_name]
+    if getattr(_public, "__module__", "").startswith("toolcall._"):
+        _public.__module__ = __name__
+del _name, _public
 
 __version__ = "0.1.0"

@@ -25,14 +25,18 @@ the project's DESIGN notes and the cassettes); none of them names a provider:
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ._closer import ObjectCloser
 from ._diagnostics import Diagnostic
 from ._errors import LimitExceeded, StreamError, UsageError, check_limit, shown
+from ._fields import wire_arguments, wire_index, wire_object, wire_text
 from ._json import loads_arguments
 from ._types import Delta, ToolCall, ToolCallFunction
+
+if TYPE_CHECKING:
+    from ._watch import CallWatcher
 
 DEFAULT_MAX_CALLS = 512
 DEFAULT_MAX_ARGUMENT_CHARS = 64 * 1024 * 1024
@@ -44,9 +48,12 @@ class _Call:
 
     __slots__ = (
         "chars_since_resend",
+        "closer",
         "extra_content",
         "id",
         "index",
+        "late",
+        "late_at",
         "name_chars",
         "name_parts",
         "parts",
@@ -64,6 +71,12 @@ class _Call:
         self.chars_since_resend = 0
         self.resend_at: list[int] = []
         self.extra_content: dict[str, Any] | None = None
+        # Where the arguments stand, for a watcher (`_watch`) when the caller asked for events.
+        self.closer: ObjectCloser | None = None
+        # The last of id, name or type that changed once arguments had begun, and how many
+        # fragments there were then: `complete()` checks it did not come after they closed.
+        self.late = ""
+        self.late_at = 0
 
     def name(self) -> str:
         """The name so far, joined once and kept joined until the next fragment."""
@@ -111,6 +124,8 @@ class Assembler:
         self._text_chars = 0
         self._diagnostics: list[Diagnostic] = []
         self._seen_codes: set[tuple[str, int]] = set()
+        #: Told of every arguments fragment when a `TurnBuilder` reports events; None otherwise.
+        self._watcher: CallWatcher | None = None
 
     def pending(self) -> int:
         """How many calls are in progress (with or without a name yet)."""
@@ -160,15 +175,15 @@ class Assembler:
         ):
             call = self._by_wire_index.get(raw_index)
             if call is not None:
-                if arguments:
-                    self._append(call, arguments)
                 if call_type and not call.type:
                     self._set_type(call, call_type)
+                if arguments:
+                    self._append(call, arguments)
                 return call.index
 
-        index = _checked_index(raw_index)
-        call_id = _checked_str(call_id, "id", index)
-        name = _checked_str(name, "function.name", index)
+        index = wire_index(raw_index)
+        call_id = wire_text(call_id, "id", index)
+        name = wire_text(name, "function.name", index)
         if (
             index is None
             and not call_id
@@ -179,7 +194,7 @@ class Assembler:
             # Nothing to route (an all-empty or metadata-only delta before any call): opening a
             # call here would shift the index of the first real call. Metadata waits for it.
             if extra:
-                extra = _checked_extra(extra, None)
+                extra = wire_object(extra, "extra_content", None)
                 if self._pending_extra is None:
                     self._pending_extra = {}
                 self._merge_extra(self._pending_extra, extra, None)
@@ -189,12 +204,13 @@ class Assembler:
             self._spend_text(len(call_id), call, "ids")
             call.id = call_id
             self._by_id[call_id] = call
+            self._mark_late(call, "id")
         if call_type and not call.type:
             self._set_type(call, call_type)
         if self._pending_extra is not None:
             call.extra_content, self._pending_extra = self._pending_extra, None
         if extra:
-            extra = _checked_extra(extra, call.index)
+            extra = wire_object(extra, "extra_content", call.index)
             if call.extra_content is None:
                 call.extra_content = {}
             self._merge_extra(call.extra_content, extra, call)
@@ -203,20 +219,11 @@ class Assembler:
         if arguments is None:
             return call.index
         if type(arguments) is not str:
-            if isinstance(arguments, (dict, list)):
-                self._note("arguments_object", call.index, "arguments arrived as JSON, not text")
-                try:
-                    arguments = json.dumps(arguments, ensure_ascii=False, allow_nan=False)
-                except (TypeError, ValueError, RecursionError) as exc:
-                    raise StreamError(
-                        f"function.arguments cannot be serialised as JSON: {exc}",
-                        **self._context(call),
-                    ) from None
-            else:
-                raise StreamError(
-                    f"function.arguments must be a string, got {type(arguments).__name__}",
-                    **self._context(call),
-                )
+            try:
+                arguments, _ = wire_arguments(arguments, call.index)
+            except StreamError as exc:
+                raise StreamError(exc.reason, **self._context(call)) from None
+            self._note("arguments_object", call.index, "arguments arrived as JSON, not text")
         if arguments:
             self._append(call, arguments)
         return call.index
@@ -232,10 +239,10 @@ class Assembler:
             return self.feed(
                 {"index": wire_index, "type": call_type, "function": {"arguments": arguments}}
             )
-        if arguments:
-            self._append(call, arguments)
         if call_type and not call.type:
             self._set_type(call, call_type)
+        if arguments:
+            self._append(call, arguments)
         return call.index
 
     def complete(self) -> list[ToolCall]:
@@ -246,6 +253,8 @@ class Assembler:
         out = []
         for call in sorted(self._calls, key=lambda c: c.index):
             if call.name_parts:
+                if call.late:
+                    self._check_not_reopened(call)
                 function = ToolCallFunction(call.name(), self._arguments_of(call))
                 kind = call.type or "function"
                 out.append(ToolCall(call.index, call.id, kind, function, call.extra_content))
@@ -331,6 +340,8 @@ class Assembler:
                 since = 0
         call.parts.append(fragment)
         call.chars_since_resend = since + size
+        if self._watcher is not None:
+            self._watcher.fragment(call, fragment)
 
     def _add_name(self, call: _Call, name: str) -> None:
         if call.name_parts and len(name) == call.name_chars and name == call.name():
@@ -339,11 +350,18 @@ class Assembler:
         self._spend_text(len(name), call, "names")
         call.name_parts.append(name)
         call.name_chars += len(name)
+        self._mark_late(call, "name")
 
     def _set_type(self, call: _Call, value: Any) -> None:
-        call_type = _checked_str(value, "type", call.index)
+        call_type = wire_text(value, "type", call.index)
         self._spend_text(len(call_type), call, "types")
         call.type = call_type
+        self._mark_late(call, "type")
+
+    def _mark_late(self, call: _Call, what: str) -> None:
+        if call.parts:
+            call.late = what
+            call.late_at = len(call.parts)
 
     def _merge_extra(
         self, held: dict[str, Any], extra: Mapping[Any, Any], call: _Call | None
@@ -411,6 +429,31 @@ class Assembler:
         """What an error says about the call it is about."""
         return {"index": call.index, "call_id": call.id or None, "name": call.name() or None}
 
+    def _check_not_reopened(self, call: _Call) -> None:
+        """Nothing may arrive for a call after its arguments closed as one JSON object.
+
+        A `TurnBuilder` reports such a call done (`ToolCallDone`) the moment it closes, and the
+        caller may already be running the tool: a later id, name or type would make the turn
+        disagree with what was reported. `extra_content` is the exception: Gemini sends a
+        call's thought signature in a metadata-only delta after the call (FACTS.md §8), and it
+        matters only for the next request, which is built from the turn. The rule holds with
+        events off too, so that a body has one answer however it is read. Only calls whose id,
+        name or type changed after their arguments began are scanned, a rare case, so this
+        costs nothing on the common path. Arguments need no check here: text after a closed
+        object makes them invalid JSON, which validation reports in its own words, and a
+        re-send of them can only add JSON whitespace to what closed.
+        """
+        closer = ObjectCloser()
+        closed_at = next((n for n, part in enumerate(call.parts, 1) if closer.feed(part)), None)
+        if closed_at is None:
+            return
+        if call.late_at >= closed_at:
+            raise StreamError(
+                f"the call's {call.late} arrived after its arguments had closed as one JSON "
+                "object (the call was complete)",
+                **self._context(call),
+            )
+
     def _arguments_of(self, call: _Call) -> str:
         text = "".join(call.parts)
         if not call.resend_at or _is_json_object(text):
@@ -456,37 +499,6 @@ def _read_attributes(delta: object) -> tuple[Any, Any, Any, Any, Any, Any]:
         arguments,
         getattr(delta, "extra_content", None),
     )
-
-
-def _checked_extra(extra: Any, index: int | None) -> Mapping[Any, Any]:
-    if not isinstance(extra, Mapping):
-        raise StreamError(f"extra_content must be an object, got {shown(extra)}", index=index)
-    return extra
-
-
-def _checked_index(raw: Any) -> int | None:
-    if raw is None:
-        return None
-    if type(raw) is int:
-        index = raw
-    elif isinstance(raw, str) and raw.isascii() and raw.strip().lstrip("-").isdigit():
-        try:
-            index = int(raw)
-        except ValueError:  # more digits than int() converts: no real index looks like that
-            raise StreamError(f"index must be an integer, got {shown(raw)}") from None
-    else:
-        raise StreamError(f"index must be an integer, got {shown(raw)}")
-    if index < 0:
-        raise StreamError(f"index must not be negative, got {index}", index=index)
-    return index
-
-
-def _checked_str(value: Any, field: str, index: int | None) -> str:
-    if value is None:
-        return ""
-    if type(value) is not str:
-        raise StreamError(f"{field} must be a string, got {shown(value)}", index=index)
-    return value
 
 
 def _is_json_object(text: str) -> bool:

@@ -18,6 +18,7 @@ from typing import Any
 
 from ._assembler import Assembler
 from ._errors import ProviderError, StreamError, ToolCallError, UsageError, shown
+from ._events import Event, ReasoningDelta, TextDelta
 from ._json import Loads, Refused
 from ._templates import FragmentTemplate, learn
 
@@ -49,6 +50,8 @@ class ChunkReader:
         # One template per call being streamed, most recent first: parallel calls interleave.
         self.templates: list[FragmentTemplate] = []
         self.learning = templates
+        #: Where text and reasoning events go when the caller asked for events; None otherwise.
+        self.events: list[Event] | None = None
 
     def read(self, payloads: list[str]) -> None:
         """Take the data payloads of consecutive SSE events."""
@@ -59,6 +62,7 @@ class ChunkReader:
         content = self.content
         reasoning = self.reasoning
         templates = self.templates
+        events = self.events
         for text in payloads:
             self.chunks += 1
             for template in templates:
@@ -89,6 +93,24 @@ class ChunkReader:
                     choice = choices[0]
                     delta = choice.get("delta")
                     if delta:
+                        # Reasoning, then text, then calls: the order a turn is written in, so
+                        # that events from one chunk come in that order too.
+                        piece = delta.get("reasoning_content") or delta.get("reasoning")
+                        if piece:
+                            if type(piece) is not str:
+                                raise StreamError(f"chunk {self.chunks}: reasoning is not text")
+                            spend_text(len(piece), None, "reasoning")
+                            reasoning.append(piece)
+                            if events is not None:
+                                events.append(ReasoningDelta(piece))
+                        piece = delta.get("content")
+                        if piece:
+                            if type(piece) is not str:
+                                raise StreamError(f"chunk {self.chunks}: content is not a string")
+                            spend_text(len(piece), None, "content")
+                            content.append(piece)
+                            if events is not None:
+                                events.append(TextDelta(piece))
                         calls = delta.get("tool_calls")
                         if calls:
                             for call in calls:
@@ -96,18 +118,6 @@ class ChunkReader:
                             learned = learn(text, chunk) if self.learning else None
                             if learned is not None:
                                 self._remember(learned)
-                        piece = delta.get("content")
-                        if piece:
-                            if type(piece) is not str:
-                                raise StreamError(f"chunk {self.chunks}: content is not a string")
-                            spend_text(len(piece), None, "content")
-                            content.append(piece)
-                        piece = delta.get("reasoning_content") or delta.get("reasoning")
-                        if piece:
-                            if type(piece) is not str:
-                                raise StreamError(f"chunk {self.chunks}: reasoning is not text")
-                            spend_text(len(piece), None, "reasoning")
-                            reasoning.append(piece)
                     finish = choice.get("finish_reason")
                     if finish:
                         self._finish(finish, chunk)

@@ -3,8 +3,9 @@
 Like h11, the errors say who broke the rule: `StreamError` for what the provider sent (a
 malformed stream, arguments that never became JSON, a call cut off), `ProviderError` for an error
 the provider reported itself in the stream, `UsageError` for what the caller did wrong. Every error
-carries the context it knows (provider, cassette or other source, tool-call index, id, name) so a
-message read in a CI log says where to look without a debugger. Anything that goes wrong inside the
+carries the context the library knows (tool-call index, id, name) so a message read in a log says
+where to look without a debugger; where the stream came from (provider, cassette) is the caller's
+knowledge, and the harness puts it in its own findings. Anything that goes wrong inside the
 library surfaces as one of these types, never as a bare `KeyError` or `TypeError`.
 """
 
@@ -14,11 +15,7 @@ import reprlib
 
 
 class ToolCallError(Exception):
-    """Base of every error the library raises.
-
-    `provider` and `source` are filled in by whoever knows them (the harness knows the cassette,
-    the library does not), through `add_context`, so the message grows as the error travels up.
-    """
+    """Base of every error the library raises."""
 
     def __init__(
         self,
@@ -33,25 +30,9 @@ class ToolCallError(Exception):
         self.index = index
         self.call_id = call_id
         self.name = name
-        self.provider: str | None = None
-        self.source: str | None = None
-
-    def add_context(
-        self, *, provider: str | None = None, source: str | None = None
-    ) -> ToolCallError:
-        """Attach where the stream came from; returns self so it can be re-raised in one line."""
-        if provider is not None:
-            self.provider = provider
-        if source is not None:
-            self.source = source
-        return self
 
     def __str__(self) -> str:
         where = []
-        if self.provider:
-            where.append(f"provider {self.provider}")
-        if self.source:
-            where.append(f"source {self.source}")
         if self.index is not None:
             where.append(f"tool call index {self.index}")
         if self.call_id:

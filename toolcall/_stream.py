@@ -1,13 +1,15 @@
-"""The whole flow in one object: body bytes in, a finished and validated turn out.
+"""The whole flow in one object: body bytes in, events and a finished, validated turn out.
 
 `TurnBuilder` is sans-IO like the pieces it joins (SSE decoder, chunk reader, assembler): the
-caller owns the socket and hands over bytes as they arrive, split anywhere. `assemble` and
-`assemble_async` are the one-call forms for a whole body or an (async) iterator of byte chunks.
+caller owns the socket and hands over bytes as they arrive, split anywhere, and gets back the
+events those bytes completed. `iter_events` and `aiter_events` wrap an (async) iterator of byte
+chunks for a caller who wants the events in a `for` loop; `assemble` and `assemble_async` are the
+one-call forms for a caller who wants only the turn, and do not pay for events.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, Iterable
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,10 +22,12 @@ from ._assembler import (
 from ._chunks import ChunkReader
 from ._diagnostics import Diagnostic
 from ._errors import StreamError, ToolCallError, TruncatedError, UsageError, shown
+from ._events import Event, TurnDone
 from ._json import backend
 from ._sse import DEFAULT_MAX_EVENT_CHARS, SSEDecoder
 from ._types import ToolCall
 from ._validation import parse_arguments
+from ._watch import CallWatcher
 
 _WINDOW = 64 * 1024
 #: Finish reasons that say the turn was stopped before it was done: its last call may be cut.
@@ -60,7 +64,11 @@ class Turn:
 
 
 class TurnBuilder:
-    """Feed body bytes as they arrive; `finish()` at end of body returns the validated `Turn`.
+    """Feed body bytes as they arrive and get back the events they completed; `finish()` at the
+    end of the body returns the rest, `TurnDone` with the validated `Turn` last.
+
+    With `events=False`, `feed` returns an empty list and `finish` only `TurnDone`: the cost of
+    plain assembly, for a caller who waits for the whole turn.
 
     One builder reads one body, like h11's connection state machine: after `finish()` returned,
     or after it or `feed()` raised the library's error, every further call raises `UsageError`
@@ -80,7 +88,10 @@ class TurnBuilder:
         max_argument_chars: int = DEFAULT_MAX_ARGUMENT_CHARS,
         max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
         max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+        events: bool = True,
     ) -> None:
+        if type(events) is not bool:
+            raise UsageError(f"events must be True or False, got {shown(events)}")
         self._sse = SSEDecoder(max_event_chars=max_event_chars)
         self._assembler = Assembler(
             max_calls=max_calls,
@@ -88,11 +99,18 @@ class TurnBuilder:
             max_text_chars=max_text_chars,
         )
         self._reader = ChunkReader(self._assembler, backend(json_backend))
+        self._events: list[Event] | None = [] if events else None
+        self._watcher: CallWatcher | None = None
+        if self._events is not None:
+            self._watcher = CallWatcher(self._events)
+            self._assembler._watcher = self._watcher
+            self._reader.events = self._events
         # None while the builder reads; once it is done, what ended it, for the UsageError.
         self._ended: str | None = None
 
-    def feed(self, data: bytes) -> None:
-        """Take the next slice of the HTTP body (any bytes-like object, including empty).
+    def feed(self, data: bytes) -> list[Event]:
+        """Take the next slice of the HTTP body (any bytes-like object, including empty); return
+        the events it completed, in stream order.
 
         A large slice (a whole replayed body) is worked through in windows: decoding megabytes
         of events into one list first is slower than the JSON itself, while a window stays in
@@ -117,9 +135,13 @@ class TurnBuilder:
         except ToolCallError as exc:
             self._ended = f"the {type(exc).__name__} it raised ({exc})"
             raise
+        return self._taken()
 
-    def finish(self) -> Turn:
-        """End of body: flush, then check every call. Raises the library's errors only."""
+    def finish(self) -> list[Event]:
+        """End of body: flush, then check every call; the last events, `TurnDone` last.
+
+        Raises the library's errors only, and then no `TurnDone` comes.
+        """
         if self._ended is not None:
             raise UsageError(f"finish() after {self._ended}: a TurnBuilder reads one body")
         try:
@@ -128,7 +150,18 @@ class TurnBuilder:
             self._ended = f"the {type(exc).__name__} it raised ({exc})"
             raise
         self._ended = "finish() returned the turn"
-        return turn
+        events = self._taken()
+        events.append(TurnDone(turn))
+        return events
+
+    def _taken(self) -> list[Event]:
+        """The events gathered since the last call, handed over (the list is the caller's)."""
+        events = self._events
+        if not events:
+            return []
+        taken = events.copy()
+        events.clear()
+        return taken
 
     def _finish(self) -> Turn:
         self._reader.read(self._sse.close())
@@ -169,6 +202,8 @@ class TurnBuilder:
                 raise TruncatedError(f"{truncated}: the call may be cut off", **_context(last))
             if finish_reason is None:
                 raise StreamError("the stream ended without a finish_reason (cut off?)")
+        if self._watcher is not None:
+            self._watcher.finish(calls, arguments)
         if finish_reason == "stop" and calls:
             diagnostics.append(
                 Diagnostic("stop_with_tool_calls", "finish_reason 'stop' with tool calls")
@@ -204,46 +239,138 @@ class TurnBuilder:
         )
 
 
-def assemble(body: bytes | Iterable[bytes], **options: Any) -> Turn:
+def assemble(
+    body: bytes | Iterable[bytes],
+    *,
+    json_backend: str = "auto",
+    max_calls: int = DEFAULT_MAX_CALLS,
+    max_argument_chars: int = DEFAULT_MAX_ARGUMENT_CHARS,
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+    max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+) -> Turn:
     """Assemble a whole body, or an iterator of byte chunks (`httpx.Response.iter_bytes()`).
 
-    `options` are `TurnBuilder`'s: `json_backend` and the limits.
+    The keywords are `TurnBuilder`'s; no events are gathered, since only the turn is returned.
     """
-    builder = _builder(options)
+    builder = TurnBuilder(
+        json_backend=json_backend,
+        max_calls=max_calls,
+        max_argument_chars=max_argument_chars,
+        max_text_chars=max_text_chars,
+        max_event_chars=max_event_chars,
+        events=False,
+    )
     if isinstance(body, (bytes, bytearray, memoryview)):
         builder.feed(body)  # type: ignore[arg-type]  # any bytes-like object; feed converts
-        return builder.finish()
+    else:
+        for piece in _pieces(body, "assemble()"):
+            builder.feed(piece)
+    return _turn(builder.finish())
+
+
+async def assemble_async(
+    body: AsyncIterable[bytes],
+    *,
+    json_backend: str = "auto",
+    max_calls: int = DEFAULT_MAX_CALLS,
+    max_argument_chars: int = DEFAULT_MAX_ARGUMENT_CHARS,
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+    max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+) -> Turn:
+    """Assemble from an async iterator of byte chunks (`httpx.Response.aiter_bytes()`)."""
+    builder = TurnBuilder(
+        json_backend=json_backend,
+        max_calls=max_calls,
+        max_argument_chars=max_argument_chars,
+        max_text_chars=max_text_chars,
+        max_event_chars=max_event_chars,
+        events=False,
+    )
+    async for piece in _async_pieces(body, "assemble_async()"):
+        builder.feed(piece)
+    return _turn(builder.finish())
+
+
+def iter_events(
+    body: Iterable[bytes],
+    *,
+    json_backend: str = "auto",
+    max_calls: int = DEFAULT_MAX_CALLS,
+    max_argument_chars: int = DEFAULT_MAX_ARGUMENT_CHARS,
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+    max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+) -> Iterator[Event]:
+    """The events of a body read from an iterator of byte chunks (`iter_bytes()`), as they come.
+
+    Each event is yielded as soon as the chunk that completed it was read, `TurnDone` last.
+    """
+    builder = TurnBuilder(
+        json_backend=json_backend,
+        max_calls=max_calls,
+        max_argument_chars=max_argument_chars,
+        max_text_chars=max_text_chars,
+        max_event_chars=max_event_chars,
+    )
+    for piece in _pieces(body, "iter_events()"):
+        yield from builder.feed(piece)
+    yield from builder.finish()
+
+
+async def aiter_events(
+    body: AsyncIterable[bytes],
+    *,
+    json_backend: str = "auto",
+    max_calls: int = DEFAULT_MAX_CALLS,
+    max_argument_chars: int = DEFAULT_MAX_ARGUMENT_CHARS,
+    max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
+    max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+) -> AsyncIterator[Event]:
+    """`iter_events` over an async iterator of byte chunks (`httpx.Response.aiter_bytes()`)."""
+    builder = TurnBuilder(
+        json_backend=json_backend,
+        max_calls=max_calls,
+        max_argument_chars=max_argument_chars,
+        max_text_chars=max_text_chars,
+        max_event_chars=max_event_chars,
+    )
+    async for piece in _async_pieces(body, "aiter_events()"):
+        for event in builder.feed(piece):
+            yield event
+    for event in builder.finish():
+        yield event
+
+
+def _turn(events: list[Event]) -> Turn:
+    last = events[-1]
+    assert isinstance(last, TurnDone)  # finish() ends every list it returns with TurnDone
+    return last.turn
+
+
+def _pieces(body: Iterable[bytes], who: str) -> Iterator[bytes]:
+    """The byte chunks of `body`, each checked to be bytes-like, or a `UsageError`."""
     if isinstance(body, str):
-        raise UsageError("assemble() takes bytes, not str: pass the body undecoded")
+        raise UsageError(f"{who} takes bytes, not str: pass the body undecoded")
+    if isinstance(body, (bytes, bytearray, memoryview)):
+        yield _as_bytes(body, "the body must be bytes")
+        return
     try:
         pieces = iter(body)
     except TypeError:
         raise UsageError(
-            f"assemble() takes bytes or an iterable of bytes, not {type(body).__name__}"
+            f"{who} takes bytes or an iterable of bytes, not {type(body).__name__}"
         ) from None
     for piece in pieces:
-        builder.feed(_as_bytes(piece, "the body must be bytes"))
-    return builder.finish()
+        yield _as_bytes(piece, "the body must be bytes")
 
 
-async def assemble_async(body: AsyncIterable[bytes], **options: Any) -> Turn:
-    """Assemble from an async iterator of byte chunks (`httpx.Response.aiter_bytes()`)."""
-    builder = _builder(options)
+async def _async_pieces(body: AsyncIterable[bytes], who: str) -> AsyncIterator[bytes]:
     if not hasattr(body, "__aiter__"):
         raise UsageError(
-            "assemble_async() takes an async iterable of bytes (aiter_bytes()), not "
-            f"{type(body).__name__}; use assemble() for bytes or a plain iterable"
+            f"{who} takes an async iterable of bytes (aiter_bytes()), not "
+            f"{type(body).__name__}; use the plain form for bytes or a plain iterable"
         )
     async for piece in body:
-        builder.feed(_as_bytes(piece, "the body must be bytes"))
-    return builder.finish()
-
-
-def _builder(options: dict[str, Any]) -> TurnBuilder:
-    try:
-        return TurnBuilder(**options)
-    except TypeError as exc:  # an option TurnBuilder does not take
-        raise UsageError(str(exc)) from None
+        yield _as_bytes(piece, "the body must be bytes")
 
 
 def _as_bytes(data: object, what: str) -> bytes:

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._errors import StreamError, shown
+from ._errors import StreamError
+from ._fields import wire_arguments, wire_index, wire_object, wire_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,22 +55,22 @@ class Delta:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Delta:
-        function = data.get("function") or {}
-        if not isinstance(function, Mapping):
-            raise StreamError("a tool-call delta's function must be an object")
-        index = data.get("index")
-        if index is not None and (not isinstance(index, int) or isinstance(index, bool)):
-            raise StreamError(f"a tool-call delta's index must be an integer, got {shown(index)}")
-        call_id = data.get("id") or ""
-        call_type = data.get("type") or ""
-        if not isinstance(call_id, str) or not isinstance(call_type, str):
-            raise StreamError("a tool-call delta's id and type must be strings")
+        """Read one element of `delta.tool_calls`, as `Assembler.feed` reads it (`_fields`)."""
+        index = wire_index(data.get("index"))
+        function = data.get("function")
+        function = {} if function is None else wire_object(function, "function", index)
+        arguments, _ = wire_arguments(function.get("arguments"), index)
+        extra = data.get("extra_content")
         return cls(
             index=index,
-            id=call_id,
-            type=call_type,
-            function=ToolCallFunction.from_dict(function),
-            extra_content=_extra_content(data),
+            id=wire_text(data.get("id"), "id", index),
+            type=wire_text(data.get("type"), "type", index),
+            function=ToolCallFunction(
+                wire_text(function.get("name"), "function.name", index), arguments
+            ),
+            extra_content=None
+            if extra is None
+            else dict(wire_object(extra, "extra_content", index)),
         )
 
     def to_dict(self) -> dict[str, Any]:

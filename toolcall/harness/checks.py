@@ -17,11 +17,12 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from toolcall import ProviderError, ToolCallError, TruncatedError, Turn, TurnBuilder
+from toolcall import ProviderError, ToolCallError, TruncatedError, Turn
 from toolcall.schema import ToolSchemas
 
 from . import fingerprint, published, walk
 from .cassettes import cassette_path
+from .event_check import assemble_with_events
 from .profiles import Cell, Provider, Suite, format_schema
 from .replay import ReplayError, replay, replay_own_request
 
@@ -96,13 +97,17 @@ def check_cell(suite: Suite, provider: Provider, cell: Cell) -> Outcome:
     body = replayed.body
 
     turns: dict[str, Turn] = {}
+    source = path.relative_to(suite.root)
     for label, pieces in splits(body, seed=f"{provider.key}/{cell.scenario}"):
         try:
-            turns[label] = _assemble(pieces)
+            turns[label], problems = assemble_with_events(pieces)
         except ToolCallError as exc:
-            exc.add_context(provider=provider.key, source=str(path.relative_to(suite.root)))
-            findings.append(Finding("library", f"split[{label}]", "a valid turn", str(exc)))
+            got = f"{type(exc).__name__} on {source}: {exc}"
+            findings.append(Finding("library", f"split[{label}]", "a valid turn", got))
             break
+        findings += [
+            Finding("events", f"split[{label}]", "events that tell the turn", p) for p in problems
+        ]
     if turns:
         whole = turns["whole"] if "whole" in turns else next(iter(turns.values()))
         reference = whole.to_dict()
@@ -155,13 +160,6 @@ def conformance_document(turn: Turn) -> dict[str, Any]:
         "reasoning": turn.reasoning,
         "usage": turn.usage,
     }
-
-
-def _assemble(pieces: list[bytes]) -> Turn:
-    builder = TurnBuilder()
-    for piece in pieces:
-        builder.feed(piece)
-    return builder.finish()
 
 
 def _check_output(suite: Suite, cell: Cell, turn: Turn) -> list[Finding]:
@@ -230,10 +228,15 @@ def check_recording(suite: Suite, recording: published.Recording) -> Outcome:
     answers: dict[str, dict[str, Any]] = {}
     for label, pieces in splits(body, seed=recording.id):
         try:
-            answers[label] = expectation_of(_assemble(pieces))
+            turn, problems = assemble_with_events(pieces)
         except ToolCallError as exc:
-            exc.add_context(provider=recording.provider, source=recording.id)
             answers[label] = {"error": {"kind": error_kind(exc), "why": str(exc)}}
+            continue
+        answers[label] = expectation_of(turn)
+        findings += [
+            Finding("events", f"split[{label}]", "events that tell the turn", problem)
+            for problem in problems
+        ]
     whole = answers["whole"]
     for label, answer in answers.items():
         if answer != whole:

@@ -1,0 +1,84 @@
+"""What a `TurnBuilder` reports as the stream goes: one small frozen class per event.
+
+Like h11's events, these are plain values the caller matches on (`match event: case TextDelta():`)
+and the builder never calls back into the caller: the caller owns the loop, the socket and the
+threads. They come in stream order, and `TurnDone` is always the last one of a turn.
+
+A chat UI wants text as it arrives, "calling get_weather..." as soon as a call opens, the
+arguments as they fill in, and an agent wants to start a tool as soon as its call is complete
+rather than at the end of the turn: `ToolCallDone` comes as soon as that call's arguments close
+as one JSON object. A turn can still fail after it (a later `finish_reason: "length"`, a broken
+chunk): `finish()` then raises, `TurnDone` never comes, and a tool started early should be
+cancelled or its result dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ._types import ToolCall
+
+if TYPE_CHECKING:
+    from ._stream import Turn
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A piece of the assistant's text (`delta.content`)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    """A piece of the model's reasoning (`delta.reasoning_content` or `delta.reasoning`)."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStarted:
+    """A call's index, id and name, once its name is settled.
+
+    A name can arrive in fragments, so it is settled when the call's first arguments fragment
+    arrives, when its arguments close, or at the end of the turn, whichever comes first; on
+    every provider seen that is the first or second chunk of the call. `id` is `""` when the
+    provider sent none by then.
+    """
+
+    index: int
+    id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ArgumentsDelta:
+    """The next fragment of call `index`'s arguments, exactly as the wire carried it."""
+
+    index: int
+    fragment: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDone:
+    """Call `call.index` is complete: its arguments closed as one JSON object.
+
+    `arguments` is that object parsed. Nothing may change the call after this: arguments, id,
+    name or type arriving for it later make the turn fail with a `StreamError`, never a silent
+    change. Only `extra_content` may still grow (Gemini sends a thought signature in a delta of
+    its own after the call); the next request should take it from the finished `Turn`.
+    """
+
+    call: ToolCall
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnDone:
+    """The turn is finished and valid: the last event of every turn."""
+
+    turn: Turn
+
+
+Event = TextDelta | ReasoningDelta | ToolCallStarted | ArgumentsDelta | ToolCallDone | TurnDone
