@@ -360,3 +360,24 @@ def test_payloads_round_trip_with_any_terminators(data: st.DataObject, payloads:
     body = text.encode()
     cuts = data.draw(st.lists(st.integers(0, len(body)), max_size=8))
     assert decode(*split_at(body, cuts)) == payloads
+
+
+# A socket hands over one event at a time, and then a slice that is exactly one `data: ` line
+# and its blank line skips the general path: whatever precedes or fills it, the answer is the same.
+whole_events = st.lists(
+    st.one_of(
+        st.text(max_size=12).map(lambda text: b"data: " + text.encode() + b"\n\n"),
+        st.sampled_from(FRAGMENTS),
+        st.sampled_from([b"data: \xff\n\n", b"data: a\rb\n\n", b"\xef\xbb\xbfdata: x\n\n"]),
+    ),
+    max_size=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(whole_events)
+def test_one_event_per_feed_gives_the_same_result(pieces: list[bytes]) -> None:
+    body = b"".join(pieces)
+    by_event = [piece for piece in re.split(b"(?<=\n\n)", body) if piece]
+    assert outcome(pieces) == reference_outcome(body)
+    assert outcome(by_event) == reference_outcome(body)

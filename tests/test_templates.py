@@ -264,3 +264,33 @@ def test_learning_is_used_on_a_real_cassette(monkeypatch: pytest.MonkeyPatch) ->
     turn = builder.finish()[-1].turn  # type: ignore[union-attr]
     assert len(matched) > 100
     assert turn.arguments[0]["path"]
+
+
+@pytest.mark.parametrize("calls", [1, 9, 64])
+def test_interleaved_calls_stay_on_the_fast_path_however_many(calls: int) -> None:
+    """Past eight interleaved calls every chunk used to miss every kept template and be decoded
+    in full (2.8x the floor at 9 calls, worse than no templates): a template is now looked up by
+    the chunk's prefix, so only each call's opening and first fragment are decoded in full."""
+    opening = [
+        {"index": i, "id": f"c{i}", "type": "function", "function": {"name": "f", "arguments": ""}}
+        for i in range(calls)
+    ]
+    payloads = [
+        json.dumps({"id": "x", "choices": [{"index": 0, "delta": {"tool_calls": [call]}}]})
+        for call in opening
+    ]
+    for round_ in range(20):
+        payloads += [
+            fragment_chunk(i, f'{{"n":{round_}' if round_ == 0 else "0")[0] for i in range(calls)
+        ]
+    full = 0
+    loads = backend("stdlib")
+
+    def counting(text: str) -> Any:
+        nonlocal full
+        full += 1
+        return loads(text)
+
+    reader = _chunks.ChunkReader(Assembler(max_calls=calls), counting)
+    reader.read(payloads)
+    assert full == 2 * calls

@@ -22,8 +22,6 @@ from ._events import Event, ReasoningDelta, TextDelta
 from ._json import Loads, Refused
 from ._templates import FragmentTemplate, learn
 
-_TEMPLATES_KEPT = 8
-
 
 class ChunkReader:
     """Decodes chunk payloads, feeds tool-call deltas to an assembler, keeps the rest of a turn.
@@ -47,8 +45,13 @@ class ChunkReader:
         self.usage: dict[str, Any] | None = None
         self.content: list[str] = []
         self.reasoning: list[str] = []
-        # One template per call being streamed, most recent first: parallel calls interleave.
-        self.templates: list[FragmentTemplate] = []
+        # One template per call being streamed, found by its prefix: parallel calls interleave,
+        # and trying each kept template in turn made every chunk past the eighth call a miss.
+        # The prefixes of one stream differ only in the call's index, so they come in a few
+        # lengths; a chunk is looked up by its first characters at each of them.
+        self.templates: dict[str, FragmentTemplate] = {}
+        self.prefix_lengths: list[int] = []
+        self.last_template: FragmentTemplate | None = None
         self.learning = templates
         #: Where text and reasoning events go when the caller asked for events; None otherwise.
         self.events: list[Event] | None = None
@@ -62,18 +65,25 @@ class ChunkReader:
         content = self.content
         reasoning = self.reasoning
         templates = self.templates
+        lengths = self.prefix_lengths
         events = self.events
         for text in payloads:
             self.chunks += 1
-            for template in templates:
+            template = self.last_template
+            if template is not None:
                 fragment = template.match(text)
+                if fragment is None:
+                    # Another call's fragment (parallel calls interleave), or not a fragment.
+                    for length in lengths:
+                        found = templates.get(text[:length])
+                        if found is not None and found is not template:
+                            fragment = found.match(text)
+                            if fragment is not None:
+                                template = self.last_template = found
+                            break
                 if fragment is not None:
                     feed_fragment(template.wire_index, fragment, template.call_type)
-                    break
-            else:
-                fragment = None
-            if fragment is not None:
-                continue
+                    continue
             if text == "[DONE]":
                 self.done = True
                 continue
@@ -150,6 +160,8 @@ class ChunkReader:
             self.finish_id = chunk.get("id")
             # From here on every chunk is read in full, to see whether it starts a generation.
             self.templates.clear()
+            self.prefix_lengths.clear()
+            self.last_template = None
             self.learning = False
         if finish not in self.finish_reasons:
             self.finish_reasons.append(finish)
@@ -172,9 +184,14 @@ class ChunkReader:
         return True
 
     def _remember(self, template: FragmentTemplate) -> None:
-        """Keep `template` first, replacing one with the same prefix; keep at most a few."""
-        kept = [t for t in self.templates if t.prefix != template.prefix]
-        self.templates[:] = [template, *kept[: _TEMPLATES_KEPT - 1]]
+        """Keep `template`, replacing one with the same prefix, and try it first from now on.
+
+        There is one per prefix, and so at most one per call: `max_calls` bounds them.
+        """
+        self.templates[template.prefix] = template
+        if len(template.prefix) not in self.prefix_lengths:
+            self.prefix_lengths.append(len(template.prefix))
+        self.last_template = template
 
     def _check_single_choice(self, choices: list[Any]) -> None:
         indices = [c.get("index", 0) if isinstance(c, dict) else c for c in choices]

@@ -46,6 +46,8 @@ class ObjectCloser:
             if text.strip(_JSON_WHITESPACE):
                 self.spoiled = True
             return False
+        if self.in_string and not self.skip and '"' not in text and "\\" not in text:
+            return False  # the common fragment: a few more characters of a string value
         position = 0
         if self.skip:
             self.skip = False
