@@ -20,7 +20,7 @@ from ._assembler import Assembler
 from ._errors import ProviderError, StreamError, ToolCallError, UsageError, shown
 from ._events import Event, ReasoningDelta, TextDelta
 from ._json import Loads, Refused
-from ._templates import FragmentTemplate, learn
+from ._templates import ARGUMENTS, CONTENT, FragmentTemplate, learn
 
 
 class ChunkReader:
@@ -82,7 +82,10 @@ class ChunkReader:
                                 template = self.last_template = found
                             break
                 if fragment is not None:
-                    feed_fragment(template.wire_index, fragment, template.call_type)
+                    if template.kind == ARGUMENTS:
+                        feed_fragment(template.wire_index, fragment, template.call_type)
+                    elif fragment:
+                        self._text(fragment, template.kind)
                     continue
             if text == "[DONE]":
                 self.done = True
@@ -125,7 +128,8 @@ class ChunkReader:
                         if calls:
                             for call in calls:
                                 feed(call)
-                            learned = learn(text, chunk) if self.learning else None
+                        if self.learning:
+                            learned = learn(text, chunk)
                             if learned is not None:
                                 self._remember(learned)
                     finish = choice.get("finish_reason")
@@ -152,6 +156,19 @@ class ChunkReader:
                     f"chunk {self.chunks} does not have the chat.completion.chunk shape: "
                     f"{type(exc).__name__}: {shown(exc)}"
                 ) from None
+
+    def _text(self, piece: str, kind: int) -> None:
+        """A piece of text or reasoning that a template recognised: what `read` does with one."""
+        if kind == CONTENT:
+            self.assembler._spend_text(len(piece), None, "content")
+            self.content.append(piece)
+            if self.events is not None:
+                self.events.append(TextDelta(piece))
+        else:
+            self.assembler._spend_text(len(piece), None, "reasoning")
+            self.reasoning.append(piece)
+            if self.events is not None:
+                self.events.append(ReasoningDelta(piece))
 
     def _finish(self, finish: object, chunk: dict[str, Any]) -> None:
         if type(finish) is not str:

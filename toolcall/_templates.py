@@ -2,8 +2,9 @@
 
 Almost every chunk of a streamed call is the same envelope (ids, model, fingerprint, index) around
 a few characters of arguments; decoding the whole envelope again for each is nearly all the cost
-of the stream. So once a chunk that carries nothing but one arguments fragment has been decoded
-the ordinary way, its text is split into the part before the fragment's string literal and the
+of the stream. The same holds for a stream of text or of reasoning. So once a chunk that carries
+nothing but one arguments fragment, or one piece of text or reasoning, has been decoded the
+ordinary way, its text is split into the part before the fragment's string literal and the
 part after it. A later payload that starts with the same prefix and, after one JSON string
 literal, ends with the same suffix decodes to the same chunk with only that string changed: JSON's
 grammar leaves no other reading, because the bytes around the literal are identical. Only the
@@ -30,6 +31,8 @@ from ._json import holds_surrogate
 scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 
 _ARGUMENTS_KEY = '"arguments":'
+#: What a template's literal is: a call's arguments fragment, a piece of text, or of reasoning.
+ARGUMENTS, CONTENT, REASONING = 0, 1, 2
 #: Keys of a chunk the reader looks at; a varying final member may never be one of them.
 _READ_KEYS = frozenset({"choices", "usage", "error"})
 
@@ -37,16 +40,23 @@ _READ_KEYS = frozenset({"choices", "usage", "error"})
 class FragmentTemplate:
     """The envelope of one arguments-only chunk, with the fragment's string literal cut out."""
 
-    __slots__ = ("call_type", "prefix", "suffix", "varying_tail", "wire_index")
+    __slots__ = ("call_type", "kind", "prefix", "suffix", "varying_tail", "wire_index")
 
     def __init__(
-        self, prefix: str, suffix: str, varying_tail: bool, wire_index: int, call_type: Any
+        self,
+        prefix: str,
+        suffix: str,
+        varying_tail: bool,
+        wire_index: int,
+        call_type: Any,
+        kind: int = ARGUMENTS,
     ) -> None:
         self.prefix = prefix
         self.suffix = suffix
         self.varying_tail = varying_tail
         self.wire_index = wire_index
         self.call_type = call_type
+        self.kind = kind
 
     def match(self, text: str) -> str | None:
         """The fragment `text` carries if it has this envelope, else None."""
@@ -76,21 +86,29 @@ class FragmentTemplate:
 
 
 def learn(text: str, chunk: dict[str, Any]) -> FragmentTemplate | None:
-    """A template from a decoded chunk, if it carries nothing but one arguments fragment.
+    """A template from a decoded chunk, if it carries nothing but one arguments fragment or one
+    piece of text or reasoning.
 
     "Nothing but" is judged exactly as the chunk reader and the assembler's fast path read a
-    chunk, so feeding the fragment alone has the same effect as reading the whole chunk.
+    chunk, so taking the literal alone has the same effect as reading the whole chunk.
     """
     call = _only_fragment(chunk)
-    if call is None:
+    if call is not None:
+        key, literal = "arguments", call["function"]["arguments"]
+        wire_index, call_type, kind = call["index"], call.get("type"), ARGUMENTS
+    else:
+        found = _only_text(chunk)
+        if found is None:
+            return None
+        key, literal, kind = found
+        wire_index, call_type = -1, None
+    # With no backslash outside the literal, every key is written literally, so a single
+    # `"key"` in the text can only be the key of the literal (checked once the split is known).
+    quoted = f'"{key}"'
+    if text.count(quoted) != 1:
         return None
-    # With no backslash outside the fragment, every key is written literally, so a single
-    # `"arguments"` in the text can only be the key of the fragment (checked once the split is
-    # known).
-    if text.count('"arguments"') != 1:
-        return None
-    start = text.find(_ARGUMENTS_KEY) + len(_ARGUMENTS_KEY)
-    if start < len(_ARGUMENTS_KEY):
+    start = text.find(quoted + ":") + len(quoted) + 1
+    if start < len(quoted) + 1:
         return None
     while text[start : start + 1] in (" ", "\t", "\n", "\r"):
         start += 1
@@ -100,21 +118,41 @@ def learn(text: str, chunk: dict[str, Any]) -> FragmentTemplate | None:
         fragment, end = scanstring(text, start + 1)
     except ValueError:
         return None
-    if fragment != call["function"]["arguments"]:
+    if fragment != literal:
         return None
     prefix, suffix = text[: start + 1], text[end:]
     if "\\" in prefix:
         return None
     tail = _varying_tail(suffix, chunk)
     if tail is not None:
-        return FragmentTemplate(prefix, tail, True, call["index"], call.get("type"))
+        return FragmentTemplate(prefix, tail, True, wire_index, call_type, kind)
     if "\\" in suffix:
         return None
-    return FragmentTemplate(prefix, suffix, False, call["index"], call.get("type"))
+    return FragmentTemplate(prefix, suffix, False, wire_index, call_type, kind)
 
 
-def _only_fragment(chunk: dict[str, Any]) -> dict[str, Any] | None:
-    if chunk.get("usage"):
+def _only_text(chunk: dict[str, Any]) -> tuple[str, str, int] | None:
+    """(key, piece, kind) if the chunk carries one piece of text or reasoning and nothing else."""
+    delta = _only_delta(chunk)
+    if delta is None or delta.get("tool_calls"):
+        return None
+    content = delta.get("content")
+    reasoning_key = "reasoning_content" if delta.get("reasoning_content") else "reasoning"
+    reasoning = delta.get(reasoning_key)
+    if content and not reasoning and type(content) is str:
+        return "content", content, CONTENT
+    # With `reasoning_content` emptied, the reader would fall back to `reasoning`: only learn
+    # it when that fallback is empty too.
+    if reasoning and not content and type(reasoning) is str:
+        if reasoning_key == "reasoning_content" and delta.get("reasoning"):
+            return None
+        return reasoning_key, reasoning, REASONING
+    return None
+
+
+def _only_delta(chunk: dict[str, Any]) -> dict[str, Any] | None:
+    """The delta of a one-choice chunk without usage or a finish, which is all it carries."""
+    if chunk.get("usage") or chunk.get("error"):
         return None
     choices = chunk.get("choices")
     if type(choices) is not list or len(choices) != 1:
@@ -125,7 +163,12 @@ def _only_fragment(chunk: dict[str, Any]) -> dict[str, Any] | None:
     if choice.get("finish_reason") or choice.get("usage"):
         return None
     delta = choice.get("delta")
-    if type(delta) is not dict:
+    return delta if type(delta) is dict else None
+
+
+def _only_fragment(chunk: dict[str, Any]) -> dict[str, Any] | None:
+    delta = _only_delta(chunk)
+    if delta is None:
         return None
     if delta.get("content") or delta.get("reasoning_content") or delta.get("reasoning"):
         return None
