@@ -29,7 +29,7 @@ class ObjectCloser:
     start with `{`, or more text came after the close): then it will not be reported early.
     """
 
-    __slots__ = ("closed", "depth", "in_string", "skip", "spoiled")
+    __slots__ = ("closed", "depth", "end", "in_string", "skip", "spoiled")
 
     def __init__(self) -> None:
         self.depth = 0
@@ -37,6 +37,7 @@ class ObjectCloser:
         self.skip = False  # the previous fragment ended inside an escape
         self.closed = False
         self.spoiled = False
+        self.end = 0  # where the object closed, in the text that closed it
 
     def feed(self, text: str) -> bool:
         """Take the next fragment; True when this fragment closed the object."""
@@ -86,6 +87,7 @@ class ObjectCloser:
                         self.spoiled = True
                         return False
                     self.closed = True
+                    self.end = position
                     return True
                 if self.depth < 0:
                     self.spoiled = True

@@ -62,7 +62,7 @@ class CallWatcher:
         self.events.append(ToolCallStarted(call.index, call.id, call.name()))
 
     def _close(self, call: _Call, closer: ObjectCloser) -> None:
-        text = "".join(call.parts)
+        text = call.text()
         try:
             parsed = loads_arguments(text)
         except ValueError:  # not JSON after all; the end of the turn says why
