@@ -189,6 +189,13 @@ class PartialArguments:
                 pos = self._string(text, pos)
                 state = self._state
                 continue
+            if state in (_NUMBER, _LITERAL):  # before whitespace, which ends a number
+                if state == _NUMBER:
+                    pos = self._continue_number(text, pos)
+                else:
+                    pos = self._continue_literal(text, pos)
+                state = self._state
+                continue
             char = text[pos]
             if char in _WHITESPACE:
                 pos = _SKIP_WHITESPACE.match(text, pos).end()  # type: ignore[union-attr]
@@ -243,12 +250,6 @@ class PartialArguments:
                     self._fail(pos, "expected ':' after the key", text)
                 state = _VALUE
                 pos += 1
-            elif state == _NUMBER:
-                pos = self._continue_number(text, pos)
-                state = self._state
-            elif state == _LITERAL:
-                pos = self._continue_literal(text, pos)
-                state = self._state
             elif state == _BEFORE:
                 if char != "{":
                     self._fail(pos, "arguments must be a JSON object, starting with '{'", text)
