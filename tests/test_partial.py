@@ -30,7 +30,7 @@ from pydantic_core import from_json
 
 from toolcall import ArgumentsError, UsageError
 from toolcall._json import MAX_DEPTH, Refused, loads_arguments
-from toolcall._partial import PartialArguments
+from toolcall._partial import Change, PartialArguments
 
 PROPERTY = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -215,6 +215,67 @@ def test_nesting_up_to_the_librarys_limit() -> None:
     assert reader.value() == loads_arguments(text)
 
 
+def replay(changes: list[Change], tree: dict[str, Any]) -> None:
+    """Apply `changes` to `tree`, as a caller following them would."""
+    for change in changes:
+        *parents, last = change.path
+        container: Any = tree
+        for key in parents:
+            container = container[key]
+        if change.kind == "append":
+            container[last] += change.value
+        elif isinstance(container, list) and last == len(container):
+            container.append(change.value)
+        else:
+            container[last] = change.value
+
+
+@PROPERTY
+@given(objects, st.sampled_from(STYLES), cut_lists)
+def test_changes_rebuild_the_value(
+    value: dict[str, Any], style: dict[str, Any], cuts: list[int]
+) -> None:
+    text = json.dumps(value, **style)
+    reader = PartialArguments(track_changes=True)
+    tree: dict[str, Any] = {}
+    so_far = ""
+    for fragment in split(text, cuts):
+        reader.feed(fragment)
+        so_far += fragment
+        replay(reader.changes(), tree)
+        if so_far.rstrip(" \t\n\r")[-1:] not in set("0123456789-+.eE"):  # no number in progress
+            assert tagged(tree) == tagged(reader.value()), so_far
+    assert reader.changes() == []
+    assert tagged(tree) == tagged(json.loads(text))
+
+
+def test_changes_carry_a_long_string_as_its_new_text_only() -> None:
+    reader = PartialArguments(track_changes=True)
+    reader.feed('{"path": "a.txt", "content": "line 1\\n')
+    assert reader.changes() == [
+        Change("set", ("path",), ""),
+        Change("append", ("path",), "a.txt"),
+        Change("set", ("content",), ""),
+        Change("append", ("content",), "line 1\n"),
+    ]
+    reader.value()  # joins the open string; the changes go on from where they were
+    reader.feed("line 2")
+    reader.feed('", "n": [1, {"x": [true')
+    assert reader.changes() == [
+        Change("append", ("content",), "line 2"),
+        Change("set", ("n",), []),
+        Change("set", ("n", 0), 1),
+        Change("set", ("n", 1), {}),
+        Change("set", ("n", 1, "x"), []),
+        Change("set", ("n", 1, "x", 0), True),
+    ]
+
+
+def test_changes_need_to_be_asked_for() -> None:
+    with pytest.raises(UsageError, match="track_changes"):
+        PartialArguments().changes()
+
+
 # -- errors ----------------------------------------------------------------------------------
 
 # (text, index of the character whose arrival makes the text impossible, words of the message)
@@ -366,19 +427,20 @@ def record_arguments(size: int) -> str:
 
 def timed(text: str, step: int, reader: str) -> float:
     """Seconds to read `text` in `step`-character fragments: `feed` (feeding only), `value`
-    (feeding and `value()` after every fragment) or `pydantic` (pydantic-core on every prefix)."""
+    (feeding and `value()` after every fragment), `changes` (feeding and `changes()` after every
+    fragment) or `pydantic` (pydantic-core parsing every prefix)."""
     fragments = [text[i : i + step] for i in range(0, len(text), step)]
     start = time.perf_counter()
     if reader == "pydantic":
         for end in range(step, len(text) + step, step):
             from_json(text[:end], allow_partial="trailing-strings")
     else:
-        partial = PartialArguments()
-        show = reader == "value"
+        partial = PartialArguments(track_changes=reader == "changes")
+        look = {"value": partial.value, "changes": partial.changes}.get(reader)
         for fragment in fragments:
             partial.feed(fragment)
-            if show:
-                partial.value()
+            if look is not None:
+                look()
     return time.perf_counter() - start
 
 

@@ -25,7 +25,9 @@ that does grow is the string in progress: `value()` joins what has arrived of it
 its length so far; calls with nothing new in between cost nothing), so showing one very long
 string after every small fragment stays quadratic in that string's length, as it would for any
 view returning a Python `str`. Everything else, feeding and the containers, costs each character
-once.
+once. A caller that follows a long string (a file written through a tool call) asks for
+`changes()` instead: the members set and the text appended since the previous call, which cost
+only what arrived, so following the arguments that way is linear however they are shaped.
 
 Errors are the library's one reading of JSON (`_json`): besides text that can never become JSON,
 NaN, Infinity, a float past a double's range, a lone surrogate (escaped or raw) and nesting
@@ -38,7 +40,7 @@ recursion, so depth is bounded by the limit and not by Python's stack.
 from __future__ import annotations
 
 import re
-from typing import Any, NoReturn
+from typing import Any, Literal, NamedTuple, NoReturn
 
 from ._errors import ArgumentsError, UsageError, shown
 from ._json import MAX_DEPTH
@@ -112,6 +114,20 @@ _NUMBER_STATES = _number_automaton()
 _NUMBER_COMPLETE = frozenset({2, 3, 5, 8})
 
 
+class Change(NamedTuple):
+    """One change to the arguments, in the order the text made it.
+
+    `set`: the member at `path` (keys and indexes from the top object) is now `value`: a
+    complete number or literal, an empty string about to grow, or a new empty container about
+    to be filled (a fresh one, not the reader's own). `append`: `value` is text added to the end
+    of the string at `path`.
+    """
+
+    kind: Literal["set", "append"]
+    path: tuple[str | int, ...]
+    value: Any
+
+
 class PartialArguments:
     """One tool call's arguments, fed fragment by fragment, readable at any moment.
 
@@ -121,11 +137,20 @@ class PartialArguments:
     """
 
     def __init__(
-        self, *, index: int | None = None, call_id: str | None = None, name: str | None = None
+        self,
+        *,
+        track_changes: bool = False,
+        index: int | None = None,
+        call_id: str | None = None,
+        name: str | None = None,
     ) -> None:
         self._context: dict[str, Any] = {"index": index, "call_id": call_id, "name": name}
         self._root: dict[str, Any] = {}
         self._stack: list[dict[str, Any] | list[Any]] = []
+        self._path: list[str | int] = []  # where each open container but the root sits
+        self._changes: list[Change] | None = [] if track_changes else None
+        self._string_path: tuple[str | int, ...] = ()  # where the open string sits
+        self._mark = 0  # chunks of the open string before it are in `_changes` already
         self._state = _BEFORE
         self._key = ""  # the key whose value comes next, in the innermost open object
         self._is_key = False  # whether the open string is a key
@@ -159,6 +184,19 @@ class PartialArguments:
             self._show_number()
         return self._root
 
+    def changes(self) -> list[Change]:
+        """What changed since the previous call, in order; the way to follow a long string in
+        time linear in its length, where `value()` would join it again on every call.
+
+        Replaying the changes on an empty dict rebuilds `value()`, except for a number in
+        progress, which is announced once it ends. Needs `track_changes=True`, so that a reader
+        nobody asks for changes does not keep a second copy of the text.
+        """
+        if self._changes is None:
+            raise UsageError("changes() needs PartialArguments(track_changes=True)")
+        changes, self._changes = self._changes, []
+        return changes
+
     def feed(self, fragment: str) -> None:
         """Read the next fragment of the arguments text, raising `ArgumentsError` at the first
         character that means the text can never be the arguments' JSON object.
@@ -169,12 +207,15 @@ class PartialArguments:
             raise UsageError(f"a fragment must be a str, got {shown(fragment)}")
         if self._error is not None:
             raise self._error
+        self._mark = len(self._chunks)  # value() may have joined the chunks since
         try:
             self._scan(fragment)
         except ArgumentsError as exc:
             self._error = exc
             raise
         self._offset += len(fragment)
+        if self._changes is not None and self._state == _STRING and not self._is_key:
+            self._announce_text()
 
     # -- the scanner --------------------------------------------------------------------------
 
@@ -205,8 +246,7 @@ class PartialArguments:
                 if char == ",":
                     state = _KEY if closing == "}" else _VALUE
                 elif char == closing:
-                    stack.pop()
-                    state = _AFTER if stack else _DONE
+                    state = self._close()
                 else:
                     self._fail(pos, f"expected ',' or '{closing}'", text)
                 pos += 1
@@ -220,8 +260,7 @@ class PartialArguments:
                     state = _FIRST_KEY if char == "{" else _FIRST_VALUE
                     pos += 1
                 elif char == "]" and state == _FIRST_VALUE:
-                    stack.pop()
-                    state = _AFTER if stack else _DONE
+                    state = self._close()
                     pos += 1
                 elif char == "-" or "0" <= char <= "9":
                     pos = self._start_number(text, pos)
@@ -240,8 +279,7 @@ class PartialArguments:
                     self._open_string(True)
                     state = _STRING
                 elif char == "}" and state == _FIRST_KEY:
-                    stack.pop()
-                    state = _AFTER if stack else _DONE
+                    state = self._close()
                 else:
                     self._fail(pos, "expected a key (a string in double quotes)", text)
                 pos += 1
@@ -273,6 +311,14 @@ class PartialArguments:
             **self._context,
         )
 
+    def _close(self) -> int:
+        """Close the innermost container; return the state that follows."""
+        self._stack.pop()
+        if not self._stack:
+            return _DONE
+        self._path.pop()
+        return _AFTER
+
     def _set(self, value: Any) -> None:
         """Put `value` in the slot of the value in progress, which its container already has."""
         top = self._stack[-1]
@@ -281,28 +327,48 @@ class PartialArguments:
         else:
             top[-1] = value
 
-    def _add(self, value: Any) -> None:
-        """Give the innermost container a new member: under the pending key, or at the end."""
+    def _add(self, value: Any) -> str | int:
+        """Give the innermost container a new member, under the pending key or at the end;
+        return the member's key or index."""
         top = self._stack[-1]
         if isinstance(top, dict):
             top[self._key] = value
-        else:
-            top.append(value)
+            return self._key
+        top.append(value)
+        return len(top) - 1
+
+    def _announce(self, key: str | int, value: Any) -> None:
+        """Record that the innermost container's member `key` is now `value`, if asked to."""
+        if self._changes is not None:
+            self._changes.append(Change("set", (*self._path, key), value))
+
+    def _announce_text(self) -> None:
+        """Record the open string's text that arrived since the last record, if any."""
+        chunks = self._chunks
+        if len(chunks) > self._mark:
+            text = "".join(chunks[self._mark :])
+            self._changes.append(Change("append", self._string_path, text))  # type: ignore[union-attr]
+            self._mark = len(chunks)
 
     def _open(self, bracket: str, pos: int, text: str) -> None:
         if len(self._stack) >= MAX_DEPTH:
             self._fail(pos, f"nesting deeper than {MAX_DEPTH} levels", text)
         container: dict[str, Any] | list[Any] = {} if bracket == "{" else []
-        self._add(container)
+        key = self._add(container)
+        self._announce(key, {} if bracket == "{" else [])
         self._stack.append(container)
+        self._path.append(key)
 
     # -- strings --------------------------------------------------------------------------------
 
     def _open_string(self, is_key: bool) -> None:
         self._is_key = is_key
         self._chunks = []
+        self._mark = 0
         if not is_key:
-            self._add("")  # an open string is shown from its first quote, as an empty string
+            key = self._add("")  # an open string is shown from its first quote, as empty
+            self._announce(key, "")
+            self._string_path = (*self._path, key)
 
     def _string(self, text: str, pos: int) -> int:
         """Read string characters from `pos`; return where reading stopped."""
@@ -387,13 +453,15 @@ class PartialArguments:
     def _close_string(self) -> None:
         chunks = self._chunks
         string = chunks[0] if len(chunks) == 1 else "".join(chunks)
-        self._chunks = []
         if self._is_key:
             self._key = string
             self._state = _COLON
         else:
+            if self._changes is not None:
+                self._announce_text()
             self._set(string)
             self._state = _AFTER
+        self._chunks = []
 
     # -- numbers and literals -----------------------------------------------------------------
 
@@ -402,7 +470,8 @@ class PartialArguments:
         if stop < len(text):  # the common case: the whole number is in this fragment
             if _JSON_NUMBER.fullmatch(text, pos, stop) is None:
                 self._fail(pos, "invalid number", text)
-            self._add(self._convert(text[pos:stop], pos, text))
+            number = self._convert(text[pos:stop], pos, text)
+            self._announce(self._add(number), number)
             self._state = _AFTER
             return stop
         self._chunks = []
@@ -429,8 +498,10 @@ class PartialArguments:
         number = self._convert("".join(self._chunks), stop, text)
         if self._shown:
             self._set(number)
+            top = self._stack[-1]
+            self._announce(self._key if isinstance(top, dict) else len(top) - 1, number)
         else:
-            self._add(number)
+            self._announce(self._add(number), number)
         self._chunks = []
         self._state = _AFTER
         return stop
@@ -484,6 +555,6 @@ class PartialArguments:
         if len(got) < len(rest):
             self._literal = rest[len(got) :]
             return pos
-        self._add(self._literal_value)
+        self._announce(self._add(self._literal_value), self._literal_value)
         self._state = _AFTER
         return pos
