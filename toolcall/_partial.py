@@ -150,7 +150,7 @@ class PartialArguments:
         self._path: list[str | int] = []  # where each open container but the root sits
         self._changes: list[Change] | None = [] if track_changes else None
         self._string_path: tuple[str | int, ...] = ()  # where the open string sits
-        self._mark = 0  # chunks of the open string before it are in `_changes` already
+        self._mark = 0  # the open string's chunks before it came with earlier fragments
         self._state = _BEFORE
         self._key = ""  # the key whose value comes next, in the innermost open object
         self._is_key = False  # whether the open string is a key
@@ -208,11 +208,19 @@ class PartialArguments:
         if self._error is not None:
             raise self._error
         self._mark = len(self._chunks)  # value() may have joined the chunks since
-        try:
-            self._scan(fragment)
-        except ArgumentsError as exc:
-            self._error = exc
-            raise
+        if (
+            self._state == _STRING
+            and not self._escape
+            and not self._high
+            and _PLAIN.fullmatch(fragment) is not None
+        ):
+            self._chunks.append(fragment)  # inside a long string, most fragments: no scanning
+        else:
+            try:
+                self._scan(fragment)
+            except ArgumentsError as exc:
+                self._error = exc
+                raise
         self._offset += len(fragment)
         if self._changes is not None and self._state == _STRING and not self._is_key:
             self._announce_text()
@@ -343,12 +351,11 @@ class PartialArguments:
             self._changes.append(Change("set", (*self._path, key), value))
 
     def _announce_text(self) -> None:
-        """Record the open string's text that arrived since the last record, if any."""
+        """Record the open string's text that arrived in this fragment, if any."""
         chunks = self._chunks
         if len(chunks) > self._mark:
             text = "".join(chunks[self._mark :])
             self._changes.append(Change("append", self._string_path, text))  # type: ignore[union-attr]
-            self._mark = len(chunks)
 
     def _open(self, bracket: str, pos: int, text: str) -> None:
         if len(self._stack) >= MAX_DEPTH:
@@ -395,6 +402,11 @@ class PartialArguments:
                 if "\ud800" <= char <= "\udfff":
                     self._fail(pos, f"a raw surrogate U+{ord(char):04X} is not Unicode text", text)
                 self._fail(pos, f"control character {char!r} must be escaped in a string", text)
+            decoded = _SIMPLE_ESCAPES.get(text[pos + 1 : pos + 2])
+            if decoded is not None and not self._high:  # the common escapes, without a detour
+                chunks.append(decoded)
+                pos += 2
+                continue
             self._escape = text[pos : pos + 6]
             pos = self._continue_escape(text, pos + len(self._escape))
         return pos
