@@ -34,7 +34,13 @@ NaN, Infinity, a float past a double's range, a lone surrogate (escaped or raw) 
 deeper than `MAX_DEPTH` raise `ArgumentsError` as soon as the fragment that breaks the rule
 arrives; the arguments of a tool call must be one object, so text that starts with anything else,
 or goes on after the object closes (parallel calls merged into one), is refused too. There is no
-recursion, so depth is bounded by the limit and not by Python's stack.
+recursion, so depth is bounded by the limit and not by Python's stack. After an error, `value()`
+still shows what was read before it.
+
+Where pydantic-core reads otherwise, on purpose: text blank so far shows the empty object (it
+raises: there is nothing to show, not something wrong); anything but whitespace after the object
+is an error (it ignores the rest, which would hide merged calls); and what the library refuses,
+it refuses (it reads NaN, `1e400` as infinity, and a top-level value of any type).
 """
 
 from __future__ import annotations
