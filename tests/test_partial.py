@@ -360,12 +360,12 @@ edits = st.sampled_from([*'{}[]:,"\\ -.0123456789eEtrufalsn', "\ud800", "\\ud800
 
 
 @PROPERTY
-@given(objects, st.sampled_from(STYLES), st.data())
+@given(objects, st.sampled_from(STYLES), cut_lists, st.data())
 def test_any_text_ends_as_the_librarys_one_reading(
-    value: dict[str, Any], style: dict[str, Any], data: st.DataObject
+    value: dict[str, Any], style: dict[str, Any], cuts: list[int], data: st.DataObject
 ) -> None:
-    """Edited JSON, fed whole: complete where `loads_arguments` gives an object and equal to it,
-    an error where it refuses, neither only where the text stops early."""
+    """Edited JSON, cut anywhere: complete where `loads_arguments` gives an object and equal to
+    it, an error where it refuses, neither only where the text stops early."""
     text = json.dumps(value, **style)
     for _ in range(data.draw(st.integers(1, 3))):
         at = data.draw(st.integers(0, len(text)))
@@ -377,7 +377,8 @@ def test_any_text_ends_as_the_librarys_one_reading(
     except (ValueError, Refused) as exc:
         expected = exc
     try:
-        reader.feed(text)
+        for fragment in split(text, cuts):
+            reader.feed(fragment)
     except ArgumentsError:
         assert isinstance(expected, Exception) or not isinstance(expected, dict), text
         return
