@@ -187,6 +187,13 @@ def test_a_number_left_out_when_it_stops_being_one_and_shown_again() -> None:
     assert seen[-6:] == [{"n": []}, {"n": [1]}, {"n": []}, {"n": [1.5]}, {"n": [1.5]}, {"n": [1.5]}]
 
 
+def test_a_repeated_key_reads_as_the_reference_and_ends_as_json_loads() -> None:
+    """The last value wins, in the first one's place; one still arriving leaves the earlier."""
+    text = '{"a": 1, "b": 2, "a": 3.5, "c": "x", "b": -1e2, "c": [1], "d": 0, "d": 1.5}'
+    reader = fed(list(text), agrees_with_reference)
+    assert list(reader.value().items()) == list(json.loads(text).items())
+
+
 def test_value_is_live_and_the_same_dict_every_time() -> None:
     reader = PartialArguments()
     first = reader.value()

@@ -88,6 +88,7 @@ _LITERALS: dict[str, tuple[str, Any]] = {
     "n": ("null", None),
 }
 _INFINITY = float("inf")
+_ABSENT = object()
 
 
 def _number_automaton() -> tuple[dict[str, int], ...]:
@@ -165,6 +166,7 @@ class PartialArguments:
         self._high = 0  # a high surrogate waiting for its low half, else 0
         self._number = 0  # the number automaton's state
         self._shown = False  # whether the number in progress has a slot in its container
+        self._hidden: Any = _ABSENT  # what that slot held before, under a repeated key
         self._literal = ""  # the rest of the literal in progress
         self._literal_value: Any = None
         self._offset = 0  # characters read before the current fragment
@@ -550,18 +552,25 @@ class PartialArguments:
                 number = self._convert(chunks[0], 0, "")
             except ArgumentsError:
                 number = None
+        top = self._stack[-1]
         if number is not None:
             if self._shown:
                 self._set(number)
             else:
+                if isinstance(top, dict):
+                    self._hidden = top.get(self._key, _ABSENT)
                 self._add(number)
                 self._shown = True
         elif self._shown:
-            top = self._stack[-1]
-            if isinstance(top, dict):
+            # Left out again: a repeated key shows its earlier value, where it was, as the
+            # reference does; a new member goes, to come back at the end like json.loads has it.
+            if not isinstance(top, dict):
+                top.pop()
+            elif self._hidden is _ABSENT:
                 del top[self._key]
             else:
-                top.pop()
+                top[self._key] = self._hidden
+            self._hidden = _ABSENT
             self._shown = False
 
     def _continue_literal(self, text: str, pos: int) -> int:
