@@ -382,8 +382,9 @@ class PartialArguments:
         self._mark = 0
         if not is_key:
             key = self._add("")  # an open string is shown from its first quote, as empty
-            self._announce(key, "")
-            self._string_path = (*self._path, key)
+            if self._changes is not None:
+                self._string_path = (*self._path, key)
+                self._changes.append(Change("set", self._string_path, ""))
 
     def _string(self, text: str, pos: int) -> int:
         """Read string characters from `pos`; return where reading stopped."""
