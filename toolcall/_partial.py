@@ -21,13 +21,14 @@ scanner fills in place as fragments arrive, and whose containers are the ones it
 to. A copy on every call would cost the size of everything read so far, the quadratic cost this
 class exists to avoid. So the result is read-only, and changes as more arrives; a caller that
 wants to compare two moments takes `copy.deepcopy` itself, paying for it knowingly. The one cost
-that does grow is the string in progress: `value()` joins what has arrived of it (each call costs
-its length so far; calls with nothing new in between cost nothing), so showing one very long
-string after every small fragment stays quadratic in that string's length, as it would for any
-view returning a Python `str`. Everything else, feeding and the containers, costs each character
-once. A caller that follows a long string (a file written through a tool call) asks for
-`changes()` instead: the members set and the text appended since the previous call, which cost
-only what arrived, so following the arguments that way is linear however they are shaped.
+that does grow is the string (or number) in progress: `value()` joins what has arrived of it
+(each call costs its length so far; calls with nothing new in between cost nothing), so showing
+one very long string after every small fragment stays quadratic in that string's length, as it
+would for any view returning a Python `str`. Everything else, feeding and the containers, costs
+each character once. A caller that follows a long string (a file written through a tool call)
+asks for `changes()` instead: the members set and the text appended since the previous call,
+which cost only what arrived, so following the arguments that way is linear however they are
+shaped.
 
 Errors are the library's one reading of JSON (`_json`): besides text that can never become JSON,
 NaN, Infinity, a float past a double's range, a lone surrogate (escaped or raw) and nesting
