@@ -1,125 +1,158 @@
 """End-to-end cost of toolcall against the cost of merely decoding the chunks.
 
 The floor is stdlib `json.loads` of every chunk payload and nothing else, measured in the same run
-on the same machine, so the ratios hold across machines while seconds do not. The streams are
-OpenAI-shaped (the most common envelope) with arguments cut into 4-character fragments, the
-finest granularity seen on the wire (DeepSeek), which maximises per-chunk overhead.
+on the same machine, so the ratios hold across machines while seconds do not. Each shape of real
+traffic (`shapes.py`) is fed two ways: whole, as cassette replay hands a body over, and one SSE
+event per `feed`, as a live socket delivers it (`live`), which is what users pay. `events` is the
+live feed with events on, and `partial` is that plus the partial view of the arguments read after
+every fragment, as a UI rendering a form filling in would.
 
-The peers (the `peers` extra: the openai SDK's stream state, langchain-core's chunk merging,
-litellm's `stream_chunk_builder`) run in the same process on the same streams, each as a ratio to
-the same floor. They start from the chunk payloads, as their SDKs would after reading the SSE
-lines, and pay for decoding the JSON and building their own chunk objects, as their users do. A
-peer gets a time budget per stream; one that exceeds it is stopped, shown as `>budget`, and not
-run on the larger streams (the grid grows in chunks, and no peer gets cheaper with more chunks).
+The peers (the `peers` extra) run in the same process on the same streams, each as a ratio to the
+same floor: the openai SDK's stream state, langchain-core's chunk merging and litellm's
+`stream_chunk_builder` assemble whole turns; langchain-core's `parse_partial_json`, pydantic-core's
+and jiter's partial modes re-parse the arguments buffer after every fragment, which is how the
+peers show partial arguments. They start from the chunk payloads, as their SDKs would after
+reading the SSE lines. A peer gets a time budget per stream; one that exceeds it is stopped,
+shown as `>budget`, and not run on the larger streams of that kind.
+
+After the grid: time growth between sizes (linear is the size ratio), peak memory as a multiple
+of the arguments' size, and each target of the library with its measured figure.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
-import time
+import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
+
+import shapes
+from shapes import Stream
+from timing import budgeted_best, interleaved_best
 
 import toolcall
 from toolcall.harness.peers import Assembled, Implementation
 
-ENVELOPE = (
-    '{"id":"chatcmpl-B9yQ3bench","object":"chat.completion.chunk","created":1760000000,'
-    '"model":"gpt-4o-mini","system_fingerprint":"fp_bench","usage":null,"choices":[{"index":0,'
-    '"delta":%s,"logprobs":null,"finish_reason":%s}]}'
-)
+KB = 1024
 
 
-def argument_text(size: int, seed: int) -> str:
-    """A JSON object of about `size` characters with escapes and non-ASCII text in it."""
-    words = ["alpha", 'b\\"eta\\"', "gamma", "δέλτα", "上海", "line\\nbreak", "🧪"]
-    body = []
-    total = 0
-    n = seed
-    while total < size:
-        word = words[n % len(words)]
-        body.append(word)
-        total += len(word) + 1
-        n += 1
-    return '{"text":"' + " ".join(body) + '"}'
+@dataclass(frozen=True)
+class Shape:
+    label: str
+    stream: Stream
+    kind: str  # "arguments" (peers run), "other" (ours only) or "probe" (growth only)
 
 
-def stream(calls: int, size_per_call: int, fragment: int = 4) -> tuple[bytes, list[str]]:
-    """An SSE body with `calls` parallel calls, fragments interleaved round-robin."""
-    payloads = []
-    pieces = []
-    for i in range(calls):
-        text = argument_text(size_per_call, i)
-        head = {
-            "tool_calls": [
-                {
-                    "index": i,
-                    "id": f"call_{i:024d}",
-                    "type": "function",
-                    "function": {"name": "write", "arguments": ""},
-                }
-            ]
-        }
-        payloads.append(ENVELOPE % (json.dumps(head), "null"))
-        pieces.append([text[j : j + fragment] for j in range(0, len(text), fragment)])
-    longest = max(len(p) for p in pieces)
-    for j in range(longest):
-        for i, frags in enumerate(pieces):
-            if j < len(frags):
-                delta = {"tool_calls": [{"index": i, "function": {"arguments": frags[j]}}]}
-                payloads.append(ENVELOPE % (json.dumps(delta, ensure_ascii=False), "null"))
-    payloads.append(ENVELOPE % ("{}", '"tool_calls"'))
-    body = "".join(f"data: {p}\n\n" for p in payloads) + "data: [DONE]\n\n"
-    return body.encode(), payloads
+def grid(quick: bool) -> list[Shape]:
+    """The shapes the issue of speed is judged on; `quick` shrinks each for a smoke run."""
+    k = 1 if quick else KB
+    big = 16 * k if quick else KB * KB
+    return [
+        Shape("2 KB", shapes.calls(1, 2 * k), "arguments"),
+        Shape("64 KB", shapes.calls(1, 64 * k), "arguments"),
+        Shape("1 MB", shapes.calls(1, big), "arguments"),
+        Shape("8 calls x 8 KB", shapes.calls(8, 8 * k), "arguments"),
+        Shape("64 calls x 1 KB", shapes.calls(64, k), "arguments"),
+        Shape("64 KB obfuscation", shapes.calls(1, 64 * k, obfuscation=True), "arguments"),
+        Shape("256 KB text", shapes.text(256 * k), "other"),
+        Shape(
+            "256 KB reasoning + call",
+            shapes.text(256 * k, key="reasoning_content", then_call=True),
+            "other",
+        ),
+        Shape("64 whole calls, no index", shapes.whole_calls(64, k), "other"),
+    ]
+
+
+def probes(quick: bool) -> list[tuple[str, Shape, Shape, int]]:
+    """Pairs of sizes whose times are compared, with the ratio a linear cost gives."""
+    n = 10 if quick else 1000
+    return [
+        (
+            "name in 1-char fragments",
+            Shape("name 100n", shapes.name_fragments(100 * n), "probe"),
+            Shape("name 400n", shapes.name_fragments(400 * n), "probe"),
+            4,
+        ),
+        (
+            "extra_content, one key a delta",
+            Shape("extra 10n", shapes.extra_content_deltas(10 * n), "probe"),
+            Shape("extra 40n", shapes.extra_content_deltas(40 * n), "probe"),
+            4,
+        ),
+    ]
+
+
+# -- what is timed ---------------------------------------------------------------------------
+
+
+def floor(payloads: list[str]) -> None:
+    """Decode every chunk with the stdlib and keep nothing."""
+    loads = json.loads
+    for payload in payloads:
+        loads(payload)
+
+
+def whole(body: bytes, backend: str) -> None:
+    toolcall.assemble(body, json_backend=backend)
 
 
 def live(events: list[bytes], backend: str) -> None:
-    """The way a socket delivers a stream: one SSE event per `feed`."""
     builder = toolcall.TurnBuilder(json_backend=backend, events=False)
     for event in events:
         builder.feed(event)
     builder.finish()
 
 
-def split_events(body: bytes) -> list[bytes]:
-    return [event + b"\n\n" for event in body.split(b"\n\n") if event]
+def live_events(events: list[bytes]) -> list[toolcall.Event]:
+    builder = toolcall.TurnBuilder()
+    seen: list[toolcall.Event] = []
+    for event in events:
+        seen += builder.feed(event)
+    seen += builder.finish()
+    return seen
 
 
-def decode_all(payloads: list[str]) -> None:
-    """The floor: decode every chunk with the stdlib and keep nothing."""
+def live_partial(events: list[bytes]) -> None:
+    """Events on, and each call's arguments kept up to date as a UI keeps a form: by applying
+    each fragment's changes (`ArgumentsDelta.changes`), which costs what arrived. (Reading
+    `partial_arguments(index)` after every fragment instead joins the string in progress each
+    time: quadratic in one long string, as any view returning a Python `str` is.)"""
+    builder = toolcall.TurnBuilder(partial_arguments=True)
+    forms: dict[int, dict[str, Any]] = {}
+    for event in events:
+        for item in builder.feed(event):
+            if type(item) is toolcall.ArgumentsDelta:
+                apply_changes(item.changes, forms.setdefault(item.index, {}))
+    builder.finish()
+
+
+def apply_changes(changes: tuple[toolcall.ArgumentsChange, ...], form: dict[str, Any]) -> None:
+    """What a UI does with the changes: set members, append to the text of strings (as a list
+    of pieces, the way a text widget takes appended text)."""
+    for change in changes:
+        node: Any = form
+        for step in change.path[:-1]:
+            node = node[step]
+        last = change.path[-1]
+        if change.kind == "append":
+            node[last].append(change.value)
+        elif isinstance(node, list) and last == len(node):
+            node.append([] if change.value == "" else change.value)
+        else:
+            node[last] = [] if change.value == "" else change.value
+
+
+def peer_run(peer: Implementation, payloads: list[str]) -> Assembled:
+    """What a peer's user pays from the same payloads: decoding the JSON, then the peer."""
     loads = json.loads
-    for payload in payloads:
-        loads(payload)
+    return peer.assemble([loads(payload) for payload in payloads], REQUEST)
 
-
-def interleaved_best(runs: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
-    """Best time of each run, taking turns so that machine noise hits them all alike."""
-    best = {name: float("inf") for name in runs}
-    for _ in range(repeat):
-        for name, run in runs.items():
-            start = time.perf_counter()
-            run()
-            best[name] = min(best[name], time.perf_counter() - start)
-    return best
-
-
-GRID = [
-    ("2 KB", 1, 2 * 1024),
-    ("16 KB", 1, 16 * 1024),
-    ("64 KB", 1, 64 * 1024),
-    ("8 x 32 KB (256 KB)", 8, 32 * 1024),
-    ("1 MB", 1, 1024 * 1024),
-]
-
-#: What a peer is told about the request: the one tool the streams call, and a user message
-#: (litellm counts the prompt's tokens from it).
-#: Pairs of single-call streams whose times are compared, with the ratio a linear cost gives.
-GROWTH = [("2 KB", "16 KB", 8), ("16 KB", "64 KB", 4), ("64 KB", "1 MB", 16)]
 
 REQUEST = {
     "messages": [{"role": "user", "content": "Write the file."}],
@@ -135,63 +168,48 @@ REQUEST = {
 }
 
 
-class OverBudget(BaseException):
-    """Raised by the timer inside a peer's run. A BaseException, so that a peer's own
-    `except Exception` (litellm wraps everything it catches) cannot swallow it."""
-
-
-def _stop(signum: int, frame: object) -> None:
-    raise OverBudget
-
-
-@dataclass
-class PeerTiming:
-    """A peer's best time on one stream, the floor's best time taken in turns with it, and the
-    answer of its first run (to check it); `best` is None when the first run did not fit."""
-
-    best: float | None = None
-    floor: float = float("inf")
-    answer: Assembled | None = None
-
-
-def budgeted_best(
-    run: Callable[[], Assembled], floor: Callable[[], object], repeat: int, budget: float
-) -> PeerTiming:
-    """Best time of up to `repeat` runs that together fit in `budget` seconds, each run after
-    one run of the floor (so that machine noise hits both alike, as in `interleaved_best`).
-    A run is stopped by a timer, not waited for, so a quadratic peer costs the budget and no
-    more."""
-    previous = signal.signal(signal.SIGALRM, _stop)
-    timing = PeerTiming()
-    spent = 0.0
+def partial_peers() -> dict[str, Callable[[str], object]]:
+    """The partial parsers the peers offer, each taking the arguments received so far."""
+    found: dict[str, Callable[[str], object]] = {}
     try:
-        for _ in range(repeat):
-            if timing.best is not None and spent + timing.best > budget:
-                break
-            start = time.perf_counter()
-            floor()
-            timing.floor = min(timing.floor, time.perf_counter() - start)
-            signal.setitimer(signal.ITIMER_REAL, budget - spent)
-            start = time.perf_counter()
-            try:
-                answer = run()
-            except OverBudget:
-                break
-            finally:
-                signal.setitimer(signal.ITIMER_REAL, 0)
-            elapsed = time.perf_counter() - start
-            spent += elapsed
-            timing.best = elapsed if timing.best is None else min(timing.best, elapsed)
-            timing.answer = timing.answer or answer
-    finally:
-        signal.signal(signal.SIGALRM, previous)
-    return timing
+        from langchain_core.utils.json import parse_partial_json
+
+        found["langchain partial"] = parse_partial_json
+    except ImportError:
+        print("langchain-core not installed: its partial parsing is skipped")
+    try:
+        import pydantic_core
+
+        found["pydantic partial"] = partial(
+            pydantic_core.from_json, allow_partial="trailing-strings"
+        )
+    except ImportError:
+        print("pydantic-core not installed: its partial parsing is skipped")
+    try:
+        import jiter
+
+        found["jiter partial"] = lambda text: jiter.from_json(
+            text.encode(), partial_mode="trailing-strings"
+        )
+    except ImportError:
+        print("jiter not installed: its partial parsing is skipped")
+    return found
 
 
-def peer_run(peer: Implementation, payloads: list[str]) -> Assembled:
-    """What a peer's user pays from the same payloads: decoding the JSON, then the peer."""
+def partial_peer_run(parse: Callable[[str], object], payloads: list[str]) -> object:
+    """A peer's way to a partial view: join the call's fragments, re-parse after every one."""
     loads = json.loads
-    return peer.assemble([loads(payload) for payload in payloads], REQUEST)
+    buffer = ""
+    value: object = None
+    for payload in payloads:
+        choices = loads(payload)["choices"]
+        calls = choices[0]["delta"].get("tool_calls") if choices else None
+        if calls:
+            fragment = calls[0]["function"].get("arguments")
+            if fragment:
+                buffer += fragment
+                value = parse(buffer)
+    return value
 
 
 def same_calls(turn: toolcall.Turn, answer: Assembled) -> bool:
@@ -223,6 +241,30 @@ def load_peers(wanted: bool) -> list[Implementation]:
     return peers
 
 
+def peak_memory(run: Callable[[], object]) -> int:
+    """Peak bytes allocated while `run` runs, its input excluded (made before)."""
+    tracemalloc.start()
+    try:
+        run()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+# -- the run ---------------------------------------------------------------------------------
+
+
+@dataclass
+class Results:
+    columns: list[str]
+    cells: dict[tuple[str, str], str]
+    ratios: dict[tuple[str, str], float]
+    chunks: dict[str, int]
+    growth: list[tuple[str, str, str]]
+    memory: list[tuple[str, float]]
+    targets: list[tuple[str, str, bool]]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5)
@@ -233,8 +275,17 @@ def main() -> int:
         help="seconds a peer gets per stream, all its runs together (default 10)",
     )
     parser.add_argument("--no-peers", action="store_true", help="measure the library only")
-    parser.add_argument("--markdown", type=Path, help="also write the table as Markdown here")
+    parser.add_argument("--quick", action="store_true", help="small streams: a smoke run")
+    parser.add_argument("--markdown", type=Path, help="also write the tables as Markdown here")
     args = parser.parse_args()
+    results = run(args)
+    if args.markdown:
+        args.markdown.parent.mkdir(parents=True, exist_ok=True)
+        args.markdown.write_text(markdown(results, args.budget), encoding="utf-8")
+    return 0
+
+
+def run(args: argparse.Namespace) -> Results:
     backends = ["stdlib"]
     try:
         import orjson  # noqa: F401
@@ -242,97 +293,226 @@ def main() -> int:
         backends.append("orjson")
     except ImportError:
         print("orjson not installed: the fast backend is skipped")
+    default = backends[-1]
     peers = load_peers(not args.no_peers)
-    feeds = [f"{name} live" for name in backends]
-    columns = backends + feeds + [peer.name for peer in peers]
+    partials = {} if args.no_peers else partial_peers()
+    ours = ["whole", "live", "whole stdlib", "live stdlib", "events", "partial"]
+    if default == "stdlib":
+        ours = ["whole", "live", "events", "partial"]
+    columns = ours + [p.name for p in peers] + list(partials)
     width = max([10, *(len(c) + 2 for c in columns)])
+    print(f"default backend: {default}; every figure is a ratio to the stdlib floor")
     print(
-        f"{'stream':<22}{'chunks':>9}{'floor ms':>10}" + "".join(f"{c:>{width}}" for c in columns)
+        f"{'stream':<26}{'chunks':>9}{'floor ms':>10}" + "".join(f"{c:>{width}}" for c in columns)
     )
-    cells: dict[tuple[str, str], str] = {}
-    seconds: dict[tuple[str, str], float] = {}
+    results = Results(columns, {}, {}, {}, [], [], [])
     over: set[str] = set()
-    chunks: dict[str, int] = {}
-    for label, calls, size in GRID:
-        body, payloads = stream(calls, size)
-        chunks[label] = len(payloads)
-        repeat = args.repeat if len(payloads) < 100_000 else max(2, args.repeat // 2)
-        runs: dict[str, Callable[[], object]] = {"floor": partial(decode_all, payloads)}
-        events = split_events(body)
-        for name in backends:
-            runs[name] = partial(toolcall.assemble, body, json_backend=name)
-            runs[f"{name} live"] = partial(live, events, name)
+    seconds: dict[tuple[str, str], float] = {}
+    shapes_run = grid(args.quick)
+    for shape in shapes_run:
+        stream = shape.stream
+        events = stream.events
+        results.chunks[shape.label] = len(stream.payloads)
+        repeat = args.repeat if len(stream.payloads) < 100_000 else max(2, args.repeat // 2)
+        runs: dict[str, Callable[[], object]] = {
+            "floor": partial(floor, stream.payloads),
+            "whole": partial(whole, stream.body, default),
+            "live": partial(live, events, default),
+            "events": partial(live_events, events),
+            "partial": partial(live_partial, events),
+        }
+        if "whole stdlib" in columns:
+            runs["whole stdlib"] = partial(whole, stream.body, "stdlib")
+            runs["live stdlib"] = partial(live, events, "stdlib")
         best = interleaved_best(runs, repeat)
-        for name in backends + feeds:
-            seconds[(label, name)] = best[name]
-            cells[(label, name)] = f"{best[name] / best['floor']:.2f}x"
-        turn = toolcall.assemble(body)
-        for peer in peers:
-            if peer.name in over:
-                cells[(label, peer.name)] = ">budget"
-                continue
-            timing = budgeted_best(
-                partial(peer_run, peer, payloads), runs["floor"], min(repeat, 3), args.budget
-            )
-            if timing.best is None or timing.answer is None:
-                over.add(peer.name)
-                cells[(label, peer.name)] = ">budget"
-                continue
-            seconds[(label, peer.name)] = timing.best
-            wrong = "" if same_calls(turn, timing.answer) else " (wrong)"
-            cells[(label, peer.name)] = f"{timing.best / timing.floor:.1f}x{wrong}"
-        row = f"{label:<22}{len(payloads):>9}{best['floor'] * 1000:>10.1f}"
-        print(row + "".join(f"{cells[(label, c)]:>{width}}" for c in columns), flush=True)
-    growth = {
-        (small, large): {c: _growth(seconds, c, (small, large, n), args.budget) for c in columns}
-        for small, large, n in GROWTH
-    }
-    for small, large, linear in GROWTH:
-        shown = ", ".join(f"{c} {growth[(small, large)][c]}" for c in columns)
-        print(f"time growth {small} -> {large} ({linear}x is linear): {shown}")
+        for name in ours:
+            seconds[(shape.label, name)] = best[name]
+            results.ratios[(shape.label, name)] = best[name] / best["floor"]
+            results.cells[(shape.label, name)] = f"{best[name] / best['floor']:.2f}x"
+        if shape.kind == "arguments":
+            turn = toolcall.assemble(stream.body)
+            for peer in peers:
+                _peer_cell(
+                    results,
+                    seconds,
+                    over,
+                    shape,
+                    peer.name,
+                    args,
+                    partial(peer_run, peer, stream.payloads),
+                    runs["floor"],
+                    lambda answer, turn=turn: same_calls(turn, answer),
+                )
+            single = len(turn.tool_calls) == 1
+            for name, parse in partials.items():
+                if not single:
+                    results.cells[(shape.label, name)] = "-"
+                    continue
+                _peer_cell(
+                    results,
+                    seconds,
+                    over,
+                    shape,
+                    name,
+                    args,
+                    partial(partial_peer_run, parse, stream.payloads),
+                    runs["floor"],
+                    lambda answer, turn=turn: answer == turn.arguments[0],
+                )
+        row = f"{shape.label:<26}{len(stream.payloads):>9}{best['floor'] * 1000:>10.1f}"
+        cells = [results.cells.get((shape.label, c), "-") for c in columns]
+        print(row + "".join(f"{cell:>{width}}" for cell in cells), flush=True)
     if over:
         print(f"'>budget': stopped after {args.budget:g} s, and not run on larger streams")
-    if args.markdown:
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(
-            _markdown(columns, cells, chunks, growth, args.budget), encoding="utf-8"
-        )
-    return 0
+    _growth(results, seconds, args)
+    print("\npeak memory, as a multiple of the arguments' size:")
+    _memory(results, shapes_run)
+    _targets(results)
+    return results
+
+
+def _peer_cell(
+    results: Results,
+    seconds: dict[tuple[str, str], float],
+    over: set[str],
+    shape: Shape,
+    name: str,
+    args: argparse.Namespace,
+    run_peer: Callable[[], Any],
+    run_floor: Callable[[], object],
+    right: Callable[[Any], bool],
+) -> None:
+    if name in over:
+        results.cells[(shape.label, name)] = ">budget"
+        return
+    timing = budgeted_best(run_peer, run_floor, 3, args.budget)
+    if timing.best is None:
+        over.add(name)
+        results.cells[(shape.label, name)] = ">budget"
+        return
+    seconds[(shape.label, name)] = timing.best
+    wrong = "" if right(timing.answer) else " (wrong)"
+    results.cells[(shape.label, name)] = f"{timing.best / timing.floor:.1f}x{wrong}"
 
 
 def _growth(
-    seconds: dict[tuple[str, str], float], column: str, sizes: tuple[str, str, int], budget: float
-) -> str:
-    """How the time grew between two sizes. When the larger one went over the budget, the bound
-    that gives is shown only if it already proves worse than linear growth."""
-    small, large, linear = sizes
-    if (small, column) not in seconds:
-        return "over budget"
-    if (large, column) in seconds:
-        return f"{seconds[(large, column)] / seconds[(small, column)]:.1f}x"
-    bound = budget / seconds[(small, column)]
-    return f">{bound:.0f}x" if bound >= linear else "over budget"
+    results: Results, seconds: dict[tuple[str, str], float], args: argparse.Namespace
+) -> None:
+    """Time growth from the 64 KB stream to the 1 MB one, and on the linearity probes."""
+    small, large = "64 KB", "1 MB"
+    linear = 4 if args.quick else 16
+    for column in results.columns:
+        if (small, column) in seconds and (large, column) in seconds:
+            figure = f"{seconds[(large, column)] / seconds[(small, column)]:.1f}x"
+        elif (small, column) in seconds:
+            figure = f">{args.budget / seconds[(small, column)]:.0f}x (over budget)"
+        else:
+            continue
+        results.growth.append((f"{small} -> {large}, {column}", f"{linear}x", figure))
+    for label, little, big, factor in probes(args.quick):
+        times = interleaved_best(
+            {
+                "small": partial(live, little.stream.events, "stdlib"),
+                "large": partial(live, big.stream.events, "stdlib"),
+            },
+            3,
+        )
+        results.growth.append((label, f"{factor}x", f"{times['large'] / times['small']:.1f}x"))
+    print("\ntime growth (linear is the size ratio):")
+    for label, linear_figure, figure in results.growth:
+        print(f"  {label:<40} linear {linear_figure:>5}  measured {figure}")
 
 
-def _markdown(
-    columns: list[str],
-    cells: dict[tuple[str, str], str],
-    chunks: dict[str, int],
-    growth: dict[tuple[str, str], dict[str, str]],
-    budget: float,
-) -> str:
+def _memory(results: Results, shapes_run: list[Shape]) -> None:
+    """Peak memory of a live feed, input excluded, as a multiple of the arguments' size.
+
+    The size is that of the `str` the arguments become, the least any reader must hold at the
+    end: for text with characters outside the BMP (the streams carry emoji) Python stores four
+    bytes a character, about three times the UTF-8 on the wire. The UTF-8 multiple is shown too.
+    """
+    largest = max(
+        (s for s in shapes_run if s.kind == "arguments"), key=lambda s: s.stream.argument_bytes
+    )
+    events = largest.stream.events
+    turn = toolcall.assemble(largest.stream.body)
+    as_str = sum(sys.getsizeof(call.function.arguments) for call in turn.tool_calls)
+    for label, target in (
+        ("live", partial(live, events, "stdlib")),
+        ("events", partial(_drain_events, events)),
+        ("partial", partial(live_partial, events)),
+    ):
+        peak = peak_memory(target)
+        results.memory.append((f"{largest.label}, {label}", peak / as_str))
+        utf8 = peak / largest.stream.argument_bytes
+        print(f"  {largest.label}, {label:<32} {peak / as_str:.1f}x the str ({utf8:.1f}x UTF-8)")
+
+
+def _drain_events(events: list[bytes]) -> None:
+    """Events on, each read and let go, as a UI consuming them does."""
+    builder = toolcall.TurnBuilder()
+    for event in events:
+        builder.feed(event)
+    builder.finish()
+
+
+def _targets(results: Results) -> None:
+    ratio = results.ratios
+    labels = list(results.chunks)
+    checks: list[tuple[str, float, float]] = []
+    for label in labels:
+        checks.append((f"{label}: live", ratio[(label, "live")], 0.6))
+        checks.append((f"{label}: whole", ratio[(label, "whole")], 0.5))
+        checks.append(
+            (f"{label}: events / live", ratio[(label, "events")] / ratio[(label, "live")], 1.2)
+        )
+        checks.append(
+            (f"{label}: partial / live", ratio[(label, "partial")] / ratio[(label, "live")], 2.0)
+        )
+    checks.append(
+        (
+            "64 calls / 8 calls, live (no cliff)",
+            ratio[("64 calls x 1 KB", "live")] / ratio[("8 calls x 8 KB", "live")],
+            1.25,
+        )
+    )
+    for label, figure in results.memory:
+        checks.append((f"peak memory, {label}", figure, 4.0))
+    for label, linear, figure in results.growth:
+        if label.endswith(", partial"):
+            checks.append(
+                (
+                    f"growth {label}",
+                    float(figure.rstrip("x").lstrip(">").split("x")[0]),
+                    float(linear.rstrip("x")) * 17 / 16,
+                )
+            )
+    print("\ntargets:")
+    for label, figure, limit in checks:
+        met = figure <= limit
+        results.targets.append((label, f"{figure:.2f} (target <= {limit:g})", met))
+        print(f"  {'met ' if met else 'MISS'}  {label:<46} {figure:.2f}  (target <= {limit:g})")
+
+
+def markdown(results: Results, budget: float) -> str:
+    columns = results.columns
     lines = [
-        "| arguments | chunks | " + " | ".join(columns) + " |",
+        "| stream | chunks | " + " | ".join(columns) + " |",
         "|---|---|" + "---|" * len(columns),
     ]
-    for label, _calls, _size in GRID:
-        row = [cells.get((label, c), "-") for c in columns]
-        lines.append(f"| {label} | {chunks[label]:,} | " + " | ".join(row) + " |")
-    for small, large, linear in GROWTH:
-        shown = " | ".join(growth[(small, large)][c] for c in columns)
-        lines.append(f"| time growth {small} -> {large} | {linear}x is linear | {shown} |")
+    for label, count in results.chunks.items():
+        row = [results.cells.get((label, c), "-") for c in columns]
+        lines.append(f"| {label} | {count:,} | " + " | ".join(row) + " |")
     lines += ["", f"`>budget`: stopped after {budget:g} s and not run on larger streams.", ""]
-    return "\n".join(lines)
+    lines += ["| time growth | linear | measured |", "|---|---|---|"]
+    lines += [f"| {label} | {linear} | {figure} |" for label, linear, figure in results.growth]
+    lines += ["", "| peak memory | x arguments |", "|---|---|"]
+    lines += [f"| {label} | {figure:.1f}x |" for label, figure in results.memory]
+    lines += ["", "| target | measured | met |", "|---|---|---|"]
+    lines += [
+        f"| {label} | {figure} | {'yes' if met else 'no'} |"
+        for label, figure, met in results.targets
+    ]
+    return "\n".join(lines) + "\n"
 
 
 if __name__ == "__main__":

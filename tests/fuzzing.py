@@ -11,7 +11,8 @@ arguments that are not JSON whitespace). Then `check_body` asserts, for the muta
 2. one answer whatever is installed: the stdlib and orjson backends agree;
 3. the fast path equals full decoding;
 4. one answer however it is split: random re-splits give the whole body's answer;
-5. one answer with events on or off, and the events tell the same turn as `TurnDone`.
+5. one answer with events on or off, and partial views on or off, and the events tell the
+   same turn as `TurnDone`.
 
 `make test` runs a short pass (test_fuzz.py); `make fuzz` runs this module for FUZZ_SECONDS. A
 failing body found by either is written to `tests/fuzz_corpus/`, where test_fuzz.py replays every
@@ -356,6 +357,8 @@ def check_body(body: bytes, cuts: list[int], limits: dict[str, int] | None = Non
         assert resplit == whole, f"split at {sorted(cuts)[:20]}: {_diff(resplit, whole)}"
         quiet = outcome(pieces, events=False, **options)
         assert quiet == whole, f"events off differs: {_diff(quiet, whole)}"
+        viewed = outcome(pieces, partial=True, **options)
+        assert viewed == whole, f"partial views on differ: {_diff(viewed, whole)}"
     except BaseException:
         last_failure = (body, options)
         raise

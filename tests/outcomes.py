@@ -25,10 +25,11 @@ def outcome(
     backend: str = "auto",
     templates: bool = True,
     events: bool = True,
+    partial: bool = False,
     **limits: int,
 ) -> tuple[str, Any]:
     """("turn", the turn as JSON text) or (error type, message); a list of pieces re-splits."""
-    builder = TurnBuilder(json_backend=backend, events=events, **limits)
+    builder = TurnBuilder(json_backend=backend, events=events, partial_arguments=partial, **limits)
     # The reference for the fast path: every chunk decoded in full (see _templates).
     builder._reader.learning = templates
     pieces = [body] if isinstance(body, bytes) else body

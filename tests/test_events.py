@@ -252,3 +252,65 @@ def test_public_names_report_toolcall_as_their_module() -> None:
         public = getattr(toolcall, name)
         if isinstance(public, type) or callable(public):
             assert public.__module__ == "toolcall", name
+
+
+def apply(changes: tuple[toolcall.ArgumentsChange, ...], tree: dict[str, Any]) -> None:
+    """What a UI does with `ArgumentsDelta.changes`: set members, append to strings."""
+    for change in changes:
+        *where, last = change.path
+        node: Any = tree
+        for step in where:
+            node = node[step]
+        if change.kind == "set":
+            if isinstance(node, list) and last == len(node):
+                node.append(change.value)
+            else:
+                node[last] = change.value
+        else:
+            node[last] += change.value
+
+
+def test_partial_arguments_fill_in_as_fragments_arrive() -> None:
+    """A form filling in: after every fragment the view and the changes applied so far agree,
+    and at the end both are the parsed arguments."""
+    arguments = {
+        "path": "a.txt",
+        "lines": ["one", "two \u00e9\U0001f9ea"],
+        "mode": {"append": True},
+    }
+    text = json.dumps(arguments, ensure_ascii=False)
+    pieces = [text[i : i + 3] for i in range(0, len(text), 3)]
+    body = sse(chunk(head(0, "c", "write")), *[chunk(fragment(p)) for p in pieces], FINISH)
+    builder = TurnBuilder(partial_arguments=True)
+    rebuilt: dict[str, Any] = {}
+    views = []
+    for event in body.split(b"\n\n"):
+        for item in builder.feed(event + b"\n\n"):
+            if isinstance(item, ArgumentsDelta):
+                apply(item.changes, rebuilt)
+                view = builder.partial_arguments(item.index)
+                assert rebuilt == {k: v for k, v in view.items()}
+                views.append(json.dumps(view, ensure_ascii=False))
+    assert rebuilt == arguments
+    assert views[0] == "{}" and len(set(views)) >= 8  # it filled in as it went
+    (done,) = [e for e in builder.finish() if isinstance(e, TurnDone)]
+    assert done.turn.arguments == (arguments,)
+
+
+def test_partial_views_need_asking_for() -> None:
+    with pytest.raises(toolcall.UsageError, match="partial_arguments=True"):
+        TurnBuilder().partial_arguments(0)
+    with pytest.raises(toolcall.UsageError, match="needs events"):
+        TurnBuilder(events=False, partial_arguments=True)
+
+
+def test_a_view_that_meets_bad_json_stops_and_the_end_reports_as_always() -> None:
+    """Partial views on or off, one answer: merged calls are still the validation's error."""
+    body = sse(
+        chunk(head(0, "c", "f")), chunk(fragment('{"a":1}')), chunk(fragment('{"b"')), FINISH
+    )
+    builder = TurnBuilder(partial_arguments=True)
+    builder.feed(body)
+    assert builder.partial_arguments(0) == {"a": 1}
+    with pytest.raises(toolcall.ArgumentsError, match="two JSON values"):
+        builder.finish()

@@ -30,7 +30,7 @@ from pydantic_core import from_json
 
 from toolcall import ArgumentsError, UsageError
 from toolcall._json import MAX_DEPTH, Refused, loads_arguments
-from toolcall._partial import Change, PartialArguments
+from toolcall._partial import ArgumentsChange, PartialArguments
 
 PROPERTY = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -222,7 +222,7 @@ def test_nesting_up_to_the_librarys_limit() -> None:
     assert reader.value() == loads_arguments(text)
 
 
-def replay(changes: list[Change], tree: dict[str, Any]) -> None:
+def replay(changes: list[ArgumentsChange], tree: dict[str, Any]) -> None:
     """Apply `changes` to `tree`, as a caller following them would."""
     for change in changes:
         *parents, last = change.path
@@ -260,21 +260,21 @@ def test_changes_carry_a_long_string_as_its_new_text_only() -> None:
     reader = PartialArguments(track_changes=True)
     reader.feed('{"path": "a.txt", "content": "line 1\\n')
     assert reader.changes() == [
-        Change("set", ("path",), ""),
-        Change("append", ("path",), "a.txt"),
-        Change("set", ("content",), ""),
-        Change("append", ("content",), "line 1\n"),
+        ArgumentsChange("set", ("path",), ""),
+        ArgumentsChange("append", ("path",), "a.txt"),
+        ArgumentsChange("set", ("content",), ""),
+        ArgumentsChange("append", ("content",), "line 1\n"),
     ]
     reader.value()  # joins the open string; the changes go on from where they were
     reader.feed("line 2")
     reader.feed('", "n": [1, {"x": [true')
     assert reader.changes() == [
-        Change("append", ("content",), "line 2"),
-        Change("set", ("n",), []),
-        Change("set", ("n", 0), 1),
-        Change("set", ("n", 1), {}),
-        Change("set", ("n", 1, "x"), []),
-        Change("set", ("n", 1, "x", 0), True),
+        ArgumentsChange("append", ("content",), "line 2"),
+        ArgumentsChange("set", ("n",), []),
+        ArgumentsChange("set", ("n", 0), 1),
+        ArgumentsChange("set", ("n", 1), {}),
+        ArgumentsChange("set", ("n", 1, "x"), []),
+        ArgumentsChange("set", ("n", 1, "x", 0), True),
     ]
 
 

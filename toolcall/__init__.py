@@ -27,6 +27,7 @@ from ._events import (
     ToolCallStarted,
     TurnDone,
 )
+from ._partial import ArgumentsChange, PartialArguments
 from ._sse import SSEDecoder
 from ._stream import Turn, TurnBuilder, aiter_events, assemble, assemble_async, iter_events
 from ._types import Delta, ToolCall, ToolCallFunction
@@ -34,6 +35,7 @@ from ._validation import parse_arguments
 
 __all__ = [
     "DIAGNOSTIC_CODES",
+    "ArgumentsChange",
     "ArgumentsDelta",
     "ArgumentsError",
     "Assembler",
@@ -41,6 +43,7 @@ __all__ = [
     "Diagnostic",
     "Event",
     "LimitExceeded",
+    "PartialArguments",
     "ProviderError",
     "ReasoningDelta",
     "SSEDecoder",

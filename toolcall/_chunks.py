@@ -58,6 +58,36 @@ class ChunkReader:
 
     def read(self, payloads: list[str]) -> None:
         """Take the data payloads of consecutive SSE events."""
+        template = self.last_template
+        if template is not None and len(payloads) == 1:
+            # One event per read, as a socket delivers them, most often the next fragment or
+            # piece of text: taken before the general loop sets itself up.
+            text = payloads[0]
+            fragment = template.match(text)
+            if fragment is None:
+                for length in self.prefix_lengths:
+                    found = self.templates.get(text[:length])
+                    if found is not None and found is not template:
+                        fragment = found.match(text)
+                        if fragment is not None:
+                            template = self.last_template = found
+                        break
+            if fragment is not None:
+                self.chunks += 1
+                if template.kind != ARGUMENTS:
+                    if fragment:
+                        self._text(fragment, template.kind)
+                    return
+                call = self.assembler._by_wire_index.get(template.wire_index)
+                if call is not None and not (template.call_type and not call.type):
+                    if fragment:
+                        self.assembler._append(call, fragment)
+                else:
+                    self.assembler._feed_fragment(template.wire_index, fragment, template.call_type)
+                return
+        self._read(payloads)
+
+    def _read(self, payloads: list[str]) -> None:
         loads = self.loads
         feed = self.assembler.feed
         feed_fragment = self.assembler._feed_fragment

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ._partial import ArgumentsChange
 from ._types import ToolCall
 
 if TYPE_CHECKING:
@@ -54,10 +55,18 @@ class ToolCallStarted:
 
 @dataclass(frozen=True, slots=True)
 class ArgumentsDelta:
-    """The next fragment of call `index`'s arguments, exactly as the wire carried it."""
+    """The next fragment of call `index`'s arguments, exactly as the wire carried it.
+
+    With `TurnBuilder(partial_arguments=True)`, `changes` says what the fragment did to the
+    arguments read as far as they go: members set, text appended to the string in progress.
+    Applied in order they rebuild the arguments (a form filling in) at a cost linear in their
+    size, where reading `TurnBuilder.partial_arguments(index)` after every fragment copies the
+    string in progress each time. Empty otherwise.
+    """
 
     index: int
     fragment: str
+    changes: tuple[ArgumentsChange, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -122,7 +122,7 @@ _NUMBER_STATES = _number_automaton()
 _NUMBER_COMPLETE = frozenset({2, 3, 5, 8})
 
 
-class Change(NamedTuple):
+class ArgumentsChange(NamedTuple):
     """One change to the arguments, in the order the text made it.
 
     `set`: the member at `path` (keys and indexes from the top object) is now `value`: a
@@ -156,7 +156,7 @@ class PartialArguments:
         self._root: dict[str, Any] = {}
         self._stack: list[dict[str, Any] | list[Any]] = []
         self._path: list[str | int] = []  # where each open container but the root sits
-        self._changes: list[Change] | None = [] if track_changes else None
+        self._changes: list[ArgumentsChange] | None = [] if track_changes else None
         self._string_path: tuple[str | int, ...] = ()  # where the open string sits
         self._mark = 0  # the open string's chunks before it came with earlier fragments
         self._state = _BEFORE
@@ -172,6 +172,11 @@ class PartialArguments:
         self._literal_value: Any = None
         self._offset = 0  # characters read before the current fragment
         self._error: ArgumentsError | None = None
+
+    @property
+    def failed(self) -> bool:
+        """Whether a fragment broke the rules: `feed` raises again, `value()` stays as it was."""
+        return self._error is not None
 
     @property
     def done(self) -> bool:
@@ -193,7 +198,7 @@ class PartialArguments:
             self._show_number()
         return self._root
 
-    def changes(self) -> list[Change]:
+    def changes(self) -> list[ArgumentsChange]:
         """What changed since the previous call, in order; the way to follow a long string in
         time linear in its length, where `value()` would join it again on every call.
 
@@ -357,14 +362,14 @@ class PartialArguments:
     def _announce(self, key: str | int, value: Any) -> None:
         """Record that the innermost container's member `key` is now `value`, if asked to."""
         if self._changes is not None:
-            self._changes.append(Change("set", (*self._path, key), value))
+            self._changes.append(ArgumentsChange("set", (*self._path, key), value))
 
     def _announce_text(self) -> None:
         """Record the open string's text that arrived in this fragment, if any."""
         chunks = self._chunks
         if len(chunks) > self._mark:
             text = "".join(chunks[self._mark :])
-            self._changes.append(Change("append", self._string_path, text))  # type: ignore[union-attr]
+            self._changes.append(ArgumentsChange("append", self._string_path, text))  # type: ignore[union-attr]
 
     def _open(self, bracket: str, pos: int, text: str) -> None:
         if len(self._stack) >= MAX_DEPTH:
@@ -385,7 +390,7 @@ class PartialArguments:
             key = self._add("")  # an open string is shown from its first quote, as empty
             if self._changes is not None:
                 self._string_path = (*self._path, key)
-                self._changes.append(Change("set", self._string_path, ""))
+                self._changes.append(ArgumentsChange("set", self._string_path, ""))
 
     def _string(self, text: str, pos: int) -> int:
         """Read string characters from `pos`; return where reading stopped."""

@@ -100,17 +100,22 @@ class SSEDecoder:
         """
         if self.error is not None:
             raise self.error
-        if self._at_boundary and data[:6] == b"data: " and data[-2:] == b"\n\n":
-            payload = data[6:-2]
-            if b"\n" not in payload and b"\r" not in payload and len(data) <= self._limit:
-                try:
-                    text = payload.decode()
-                except UnicodeDecodeError:
-                    pass  # the general path reports it, with its offset
-                else:
-                    self._offset += len(data)
-                    self._started = True
-                    return [text]
+        if (
+            self._at_boundary
+            and data.startswith(b"data: ")
+            and data.endswith(b"\n\n")
+            and data.count(b"\n") == 2
+            and b"\r" not in data
+            and len(data) <= self._limit
+        ):
+            try:
+                text = data.decode()
+            except UnicodeDecodeError:
+                pass  # the general path reports it, with its offset
+            else:
+                self._offset += len(data)
+                self._started = True
+                return [text[6:-2]]
         self._at_boundary = False
         out = self._feed(data)
         self._at_boundary = not self._buf and self.error is None and data[-2:] == b"\n\n"

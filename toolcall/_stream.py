@@ -89,9 +89,15 @@ class TurnBuilder:
         max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
         max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
         events: bool = True,
+        partial_arguments: bool = False,
     ) -> None:
-        if type(events) is not bool:
-            raise UsageError(f"events must be True or False, got {shown(events)}")
+        if type(events) is not bool or type(partial_arguments) is not bool:
+            raise UsageError(
+                f"events and partial_arguments must be True or False, got {shown(events)} and "
+                f"{shown(partial_arguments)}"
+            )
+        if partial_arguments and not events:
+            raise UsageError("partial_arguments=True needs events: the views follow them")
         self._sse = SSEDecoder(max_event_chars=max_event_chars)
         self._assembler = Assembler(
             max_calls=max_calls,
@@ -102,7 +108,7 @@ class TurnBuilder:
         self._events: list[Event] | None = [] if events else None
         self._watcher: CallWatcher | None = None
         if self._events is not None:
-            self._watcher = CallWatcher(self._events)
+            self._watcher = CallWatcher(self._events, partial=partial_arguments)
             self._assembler._watcher = self._watcher
             self._reader.events = self._events
         # None while the builder reads; once it is done, what ended it, for the UsageError.
@@ -135,7 +141,26 @@ class TurnBuilder:
         except ToolCallError as exc:
             self._ended = f"the {type(exc).__name__} it raised ({exc})"
             raise
-        return self._taken()
+        events = self._events
+        if not events:
+            return []
+        taken = events.copy()
+        events.clear()
+        return taken
+
+    def partial_arguments(self, index: int) -> dict[str, Any]:
+        """Call `index`'s arguments as far as they have arrived (`TurnBuilder(partial_arguments=
+        True)`): completed members, the string in progress so far, nested values.
+
+        The objects are live and read-only: the same dict, filled in place as more arrives (a
+        copy on every call would cost the whole prefix). The string in progress is joined on
+        each call, so a UI that follows one long string applies `ArgumentsDelta.changes`
+        instead. A call whose arguments have not begun, or cannot be JSON, shows what was read.
+        """
+        if self._watcher is None or not self._watcher.partial:
+            raise UsageError("partial_arguments() needs TurnBuilder(partial_arguments=True)")
+        view = self._watcher.views.get(index)
+        return {} if view is None else view.value()
 
     def finish(self) -> list[Event]:
         """End of body: flush, then check every call; the last events, `TurnDone` last.
@@ -150,17 +175,9 @@ class TurnBuilder:
             self._ended = f"the {type(exc).__name__} it raised ({exc})"
             raise
         self._ended = "finish() returned the turn"
-        events = self._taken()
-        events.append(TurnDone(turn))
-        return events
-
-    def _taken(self) -> list[Event]:
-        """The events gathered since the last call, handed over (the list is the caller's)."""
         events = self._events
-        if not events:
-            return []
-        taken = events.copy()
-        events.clear()
+        taken = [] if events is None else events.copy()
+        taken.append(TurnDone(turn))
         return taken
 
     def _finish(self) -> Turn:
@@ -196,7 +213,12 @@ class TurnBuilder:
             truncated = f"finish_reason is {finish_reason!r} ({_CUT[finish_reason]})"
         elif finish_reason is None:
             truncated = "the stream ended without a finish_reason"
-        arguments = tuple(parse_arguments(call, truncated=truncated) for call in calls)
+        watcher = self._watcher
+        arguments = tuple(
+            (watcher is not None and not truncated and watcher.parsed(call))
+            or parse_arguments(call, truncated=truncated)
+            for call in calls
+        )
         if truncated:
             if last is not None:
                 raise TruncatedError(f"{truncated}: the call may be cut off", **_context(last))

@@ -10,38 +10,73 @@ done; a call reported early was checked by the assembler: nothing arrived for it
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from typing import Any
 
 from ._assembler import _Call
 from ._closer import ObjectCloser
+from ._errors import ArgumentsError
 from ._events import ArgumentsDelta, Event, ToolCallDone, ToolCallStarted
 from ._json import loads_arguments
+from ._partial import ArgumentsChange, PartialArguments
 from ._types import ToolCall, ToolCallFunction
 
 _JSON_WHITESPACE = " \t\n\r"
 
 
 class CallWatcher:
-    """Appends call events to `events`, the list the builder hands back from `feed`."""
+    """Appends call events to `events`, the list the builder hands back from `feed`.
 
-    __slots__ = ("_done", "_started", "events")
+    With `partial` set, each call's arguments are also read as far as they go
+    (`PartialArguments`), and each `ArgumentsDelta` carries what its fragment changed. A view
+    that meets text that can never be JSON stops where it was, without a word: the end of the
+    turn reports the arguments as it always does, so partial views on or off, a body has one
+    answer.
+    """
 
-    def __init__(self, events: list[Event]) -> None:
+    __slots__ = ("_done", "_started", "events", "partial", "views")
+
+    def __init__(self, events: list[Event], *, partial: bool = False) -> None:
         self.events = events
         self._started: set[int] = set()
         self._done: dict[int, ToolCallDone] = {}
+        self.partial = partial
+        #: Each call's arguments as far as they go, by index, when `partial` is set.
+        self.views: dict[int, PartialArguments] = {}
 
     def fragment(self, call: _Call, fragment: str) -> None:
         """Called by the assembler for every non-empty fragment it appended to `call`."""
         if call.index not in self._started and call.name_parts:
             self._start(call)
-        self.events.append(ArgumentsDelta(call.index, fragment))
+        if self.partial:
+            self.events.append(ArgumentsDelta(call.index, fragment, self._read(call, fragment)))
+        else:
+            self.events.append(ArgumentsDelta(call.index, fragment))
         closer = call.closer
         if closer is None:
             closer = call.closer = ObjectCloser()
+            if fragment[-1] == "}" and call.chars == len(fragment) and call.name_parts:
+                # A whole call in one chunk (Grok, Gemini, GLM): parsing it settles whether it
+                # closed, and the parse is needed anyway, so it is not scanned first.
+                parsed = _object_or_none(fragment)
+                if parsed is not None:
+                    closer.closed = True
+                    self._report_done(call, fragment, parsed)
+                    return
         if closer.feed(fragment) and call.name_parts:
             self._close(call, closer)
+
+    def parsed(self, call: ToolCall) -> dict[str, Any] | None:
+        """The arguments parsed when `call` was reported done, if they are its final text: the
+        turn then holds the same dict as the event, and the text is not parsed twice."""
+        early = self._done.get(call.index)
+        if early is None:
+            return None
+        text = early.call.function.arguments
+        if text is call.function.arguments or text == call.function.arguments:
+            return early.arguments
+        return None
 
     def finish(self, calls: list[ToolCall], arguments: tuple[dict[str, Any], ...]) -> None:
         """End of turn: report every call not reported yet.
@@ -57,19 +92,30 @@ class CallWatcher:
                 self.events.append(ToolCallStarted(call.index, call.id, call.function.name))
             self.events.append(ToolCallDone(call, parsed))
 
+    def _read(self, call: _Call, fragment: str) -> tuple[ArgumentsChange, ...]:
+        view = self.views.get(call.index)
+        if view is None:
+            view = self.views[call.index] = PartialArguments(track_changes=True)
+        elif view.failed:
+            return ()
+        # A view that cannot go on stays as it was; the end of the turn says what is wrong.
+        with contextlib.suppress(ArgumentsError):
+            view.feed(fragment)
+        return tuple(view.changes())
+
     def _start(self, call: _Call) -> None:
         self._started.add(call.index)
         self.events.append(ToolCallStarted(call.index, call.id, call.name()))
 
     def _close(self, call: _Call, closer: ObjectCloser) -> None:
         text = call.text()
-        try:
-            parsed = loads_arguments(text)
-        except ValueError:  # not JSON after all; the end of the turn says why
-            parsed = None
-        if type(parsed) is not dict:
+        parsed = _object_or_none(text)
+        if parsed is None:
             closer.spoiled = True
             return
+        self._report_done(call, text, parsed)
+
+    def _report_done(self, call: _Call, text: str, parsed: dict[str, Any]) -> None:
         if call.index not in self._started:
             self._start(call)
         extra = None if call.extra_content is None else copy.deepcopy(call.extra_content)
@@ -78,3 +124,13 @@ class CallWatcher:
         done = ToolCallDone(ToolCall(call.index, call.id, kind, function, extra), parsed)
         self._done[call.index] = done
         self.events.append(done)
+
+
+def _object_or_none(text: str) -> dict[str, Any] | None:
+    """`text` parsed, if it is one JSON object; None for anything else (the end of the turn
+    reports what is wrong with it, as it always does)."""
+    try:
+        parsed = loads_arguments(text)
+    except ValueError:
+        return None
+    return parsed if type(parsed) is dict else None
