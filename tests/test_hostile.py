@@ -490,10 +490,16 @@ def test_a_wrong_argument_to_feed_leaves_the_builder_usable() -> None:
     assert builder.finish()[-1].turn.arguments == ({},)  # type: ignore[union-attr]
 
 
-def test_memory_while_arguments_stream_stays_near_their_size() -> None:
-    """One `str` per 4-character fragment, held to the end, peaked at twenty times the
-    arguments' size; fragments are now joined in runs as they come. Measured in allocated
-    bytes, not time, against the `str` the arguments become."""
+@pytest.mark.parametrize(
+    "options",
+    [{"events": False}, {"events": True}, {"partial_arguments": True}],
+    ids=["plain", "events", "partial-views"],
+)
+def test_memory_while_arguments_stream_stays_near_their_size(options: dict[str, bool]) -> None:
+    """One `str` per 4-character fragment, held to the end (by the assembler, and by the partial
+    view's string in progress), peaked at twenty times the arguments' size; fragments are now
+    joined in runs as they come. Measured in allocated bytes, not time, against the `str` the
+    arguments become."""
     text = json.dumps({"text": "δέλτα alpha 🧪 " * 12_000}, ensure_ascii=False)
     pieces = [text[i : i + 4] for i in range(0, len(text), 4)]
     events = [sse(chunk(head(arguments="")), done=False)]
@@ -501,10 +507,10 @@ def test_memory_while_arguments_stream_stays_near_their_size() -> None:
     events.append(sse(FINISH))
     tracemalloc.start()
     try:
-        builder = TurnBuilder(events=False)
+        builder = TurnBuilder(**options)
         for event in events:
             builder.feed(event)
-        (done,) = builder.finish()
+        done = builder.finish()[-1]
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()

@@ -89,6 +89,7 @@ _LITERALS: dict[str, tuple[str, Any]] = {
     "n": ("null", None),
 }
 _INFINITY = float("inf")
+_RUN = 64  # pieces of the string in progress joined at a time
 _ABSENT = object()
 
 
@@ -163,6 +164,8 @@ class PartialArguments:
         self._key = ""  # the key whose value comes next, in the innermost open object
         self._is_key = False  # whether the open string is a key
         self._chunks: list[str] = []  # the open string's or number's text so far
+        self._run_list = self._chunks  # the list whose first `_runs` items are joined runs
+        self._runs = 0
         self._escape = ""  # an escape cut by the end of a fragment, backslash included
         self._high = 0  # a high surrogate waiting for its low half, else 0
         self._number = 0  # the number automaton's state
@@ -238,6 +241,19 @@ class PartialArguments:
         self._offset += len(fragment)
         if self._changes is not None and self._state == _STRING and not self._is_key:
             self._announce_text()
+        # The pieces since the last run become one string, 64 at a time: a `str` for every
+        # 4-character fragment of a long string made memory twenty times its text. Runs are
+        # never joined again, so each character is copied once. (A new list, or one that
+        # `value()` joined, starts the count again.)
+        chunks = self._chunks
+        if chunks is not self._run_list:
+            self._run_list = chunks
+            self._runs = 0
+        runs = min(self._runs, len(chunks))
+        if len(chunks) - runs >= _RUN:
+            chunks[runs:] = ["".join(chunks[runs:])]
+            runs += 1
+        self._runs = runs
 
     # -- the scanner --------------------------------------------------------------------------
 

@@ -10,7 +10,6 @@ done; a call reported early was checked by the assembler: nothing arrived for it
 
 from __future__ import annotations
 
-import contextlib
 import copy
 from typing import Any
 
@@ -98,9 +97,11 @@ class CallWatcher:
             view = self.views[call.index] = PartialArguments(track_changes=True)
         elif view.failed:
             return ()
-        # A view that cannot go on stays as it was; the end of the turn says what is wrong.
-        with contextlib.suppress(ArgumentsError):
+        try:
             view.feed(fragment)
+        except ArgumentsError:
+            # The view stays as it was; the end of the turn says what is wrong, as always.
+            return tuple(view.changes())
         return tuple(view.changes())
 
     def _start(self, call: _Call) -> None:
