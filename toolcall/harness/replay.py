@@ -23,6 +23,7 @@ import vcr
 from vcr.errors import CannotOverwriteExistingCassetteException
 
 from .cassettes import CassetteError, CassetteSerializer, Utf8Persister, load
+from .scrub import chat_url
 
 MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")
 
@@ -96,7 +97,7 @@ def replay(path: Path, base_url: str, body: dict[str, Any]) -> Replayed:
     # provenance is read from the file here (the C YAML loader makes the second parse cheap).
     metadata = _load(path).get("metadata") or {}
     provenance = (metadata.get("provenance") or {}) if isinstance(metadata, dict) else {}
-    url = f"{(provenance.get('base_url') or base_url).rstrip('/')}/chat/completions"
+    url = chat_url(str(provenance.get("base_url") or base_url))
     return _post(path, url, json.dumps(body).encode("utf-8"), provenance)
 
 

@@ -1,0 +1,146 @@
+"""Accepting a recording run into providers.yaml, and adding a provider: comments kept, one
+provider-level block plus the overrides that differ, the printed form the same change."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from toolcall.harness import accept, cassettes, cli, fingerprint
+from toolcall.harness.add_provider import add_provider
+from toolcall.harness.checks import check_cell
+from toolcall.harness.profiles import ProfileError, Provider, Suite, load_suite
+from toolcall.harness.record import Recorded
+
+
+def _recorded(suite: Suite, provider: Provider, scenario: str, **changed: Any) -> Recorded:
+    """What recording `scenario` would observe if the provider now streamed `changed`."""
+    path = cassettes.cassette_path(suite.cassettes, provider.key, scenario)
+    observed = fingerprint.observe(cassettes.response_body(cassettes.load(path)))
+    seen = {k: v for k, v in observed.quirks.items() if v is not None}
+    seen["id_pattern"] = fingerprint.suggest_pattern([i for i in observed.ids if i] or ["x"])
+    seen.update(changed)
+    return Recorded(provider.key, scenario, path, 0, [], seen, [i for i in observed.ids if i])
+
+
+def _applicable(provider: Provider) -> list[str]:
+    return [s for s, c in provider.cells.items() if c.not_applicable is None]
+
+
+def test_an_empty_change_leaves_the_file_byte_for_byte(suite_copy: Path) -> None:
+    path = suite_copy / "providers.yaml"
+    before = path.read_bytes()
+    accept.apply(path, [])
+    assert path.read_bytes() == before
+
+
+def test_a_provider_wide_change_is_one_provider_level_entry(suite_copy: Path) -> None:
+    suite = load_suite(suite_copy)
+    grok = suite.providers["grok"]
+    runs = [_recorded(suite, grok, s, done=False) for s in _applicable(grok)]
+    runs[0].observed["sse_comments"] = True
+    change = accept.plan(suite, grok, runs)
+    assert change.quirks["done"] is False
+    assert [q for q in change.quirks if q in grok.quirks] == ["done"]
+    assert change.overrides[runs[0].scenario]["sse_comments"] is True
+    assert [s for s, o in change.overrides.items() if "done" in o or "sse_comments" in o] == [
+        runs[0].scenario
+    ]
+    path = suite_copy / "providers.yaml"
+    comments = [line for line in path.read_text(encoding="utf-8").splitlines() if "#" in line]
+    accept.apply(path, [change])
+    text = path.read_text(encoding="utf-8")
+    assert [line for line in text.splitlines() if "#" in line] == comments
+    accepted = load_suite(suite_copy).providers["grok"]
+    assert accepted.quirks["done"] is False
+    assert accepted.quirk_evidence["done"]["evidence"] == "recorded"
+    assert accepted.cells[runs[0].scenario].quirks["sse_comments"] is True
+    assert accepted.cells[runs[1].scenario].quirks["sse_comments"] is False
+    for scenario in _applicable(grok):
+        assert accepted.cells[scenario].provenance["kind"] == "recorded"
+
+
+def test_a_partial_run_changes_only_its_own_scenarios(suite_copy: Path) -> None:
+    suite = load_suite(suite_copy)
+    grok = suite.providers["grok"]
+    change = accept.plan(suite, grok, [_recorded(suite, grok, "single_call", done=False)])
+    assert change.quirks == {}
+    assert change.overrides == {"single_call": {"done": False}}
+
+
+def test_an_override_equal_to_the_provider_level_is_removed(suite_copy: Path) -> None:
+    suite = load_suite(suite_copy)
+    deepseek = suite.providers["deepseek"]
+    assert deepseek.cells["reasoning_then_call"].quirks["sse_comments"] is True
+    run = _recorded(suite, deepseek, "reasoning_then_call", sse_comments=False)
+    change = accept.plan(suite, deepseek, [run])
+    assert change.overrides == {"reasoning_then_call": {"sse_comments": None}}
+    accept.apply(suite_copy / "providers.yaml", [change])
+    cell = load_suite(suite_copy).providers["deepseek"].cells["reasoning_then_call"]
+    assert cell.quirks["sse_comments"] is False
+
+
+def test_the_printed_change_is_valid_yaml_of_the_same_change(suite_copy: Path) -> None:
+    suite = load_suite(suite_copy)
+    grok = suite.providers["grok"]
+    runs = [_recorded(suite, grok, s, done=False) for s in _applicable(grok)]
+    changes = [accept.plan(suite, grok, runs)]
+    printed = yaml.safe_load(accept.as_yaml(changes))
+    assert printed == accept.document(changes)
+    assert printed["providers"]["grok"]["quirks"]["done"]["value"] is False
+
+
+# -- add-provider -------------------------------------------------------------------------------
+
+
+def test_add_provider_writes_a_complete_skeleton(
+    suite_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = (suite_copy / "providers.yaml").read_text(encoding="utf-8")
+    args = ["--root", str(suite_copy), "add-provider", "vllm", "--base-url"]
+    args += ["http://127.0.0.1:9/v1", "--key-env", "VLLM_API_KEY", "--model", "m"]
+    assert cli.main(args) == 0
+    assert "make record PROVIDER=vllm ACCEPT=1" in capsys.readouterr().out
+    after = (suite_copy / "providers.yaml").read_text(encoding="utf-8")
+    assert after.startswith(before)
+    suite = load_suite(suite_copy)
+    vllm = suite.providers["vllm"]
+    assert list(vllm.cells) == list(suite.scenarios)
+    assert vllm.synthesis == {} and vllm.quirks == {}
+    outcome = check_cell(suite, vllm, vllm.cells["single_call"])
+    assert outcome.status == "fail"
+    assert "not recorded yet: make record PROVIDER=vllm SCENARIO=single_call ACCEPT=1" in (
+        outcome.reason
+    )
+    assert cli.main(args) == 2
+    assert "already has providers.vllm" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("name", "key_env", "base_url", "message"),
+    [
+        ("VLLM", "VLLM_API_KEY", "http://h/v1", "lower case"),
+        ("vllm", "vllm key", "http://h/v1", "--key-env names a variable"),
+        ("vllm", "VLLM_API_KEY", "localhost:8000", "--base-url must be an http"),
+    ],
+)
+def test_add_provider_refuses_bad_input(
+    suite_copy: Path, name: str, key_env: str, base_url: str, message: str
+) -> None:
+    suite = load_suite(suite_copy)
+    with pytest.raises(ProfileError, match=message):
+        add_provider(suite, name, base_url=base_url, key_env=key_env, model="m")
+
+
+def test_a_synthesized_cell_needs_a_synthesis_block(suite_copy: Path) -> None:
+    path = suite_copy / "providers.yaml"
+    text = path.read_text(encoding="utf-8")
+    start = text.index("  grok:\n")
+    block_start = text.index("    synthesis:\n", start)
+    block_end = text.index("    scenarios:\n", block_start)
+    path.write_text(text[:block_start] + text[block_end:], encoding="utf-8")
+    with pytest.raises(ProfileError, match=r"providers\.grok\.scenarios\.single_call: .*ACCEPT=1"):
+        load_suite(suite_copy)
