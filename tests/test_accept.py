@@ -96,43 +96,49 @@ def test_the_printed_change_is_valid_yaml_of_the_same_change(suite_copy: Path) -
 # -- add-provider -------------------------------------------------------------------------------
 
 
+def _new_name(suite: Suite) -> str:
+    """A provider name this suite does not have yet."""
+    return next(f"local{n}" for n in range(100) if f"local{n}" not in suite.providers)
+
+
 def test_add_provider_writes_a_complete_skeleton(
     suite_copy: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    name = _new_name(load_suite(suite_copy))
     before = (suite_copy / "providers.yaml").read_text(encoding="utf-8")
-    args = ["--root", str(suite_copy), "add-provider", "vllm", "--base-url"]
-    args += ["http://127.0.0.1:9/v1", "--key-env", "VLLM_API_KEY", "--model", "m"]
+    args = ["--root", str(suite_copy), "add-provider", name, "--base-url"]
+    args += ["http://127.0.0.1:9/v1", "--key-env", "LOCAL_API_KEY", "--model", "m"]
     assert cli.main(args) == 0
-    assert "make record PROVIDER=vllm ACCEPT=1" in capsys.readouterr().out
+    assert f"make record PROVIDER={name} ACCEPT=1" in capsys.readouterr().out
     after = (suite_copy / "providers.yaml").read_text(encoding="utf-8")
     assert after.startswith(before)
     suite = load_suite(suite_copy)
-    vllm = suite.providers["vllm"]
-    assert list(vllm.cells) == list(suite.scenarios)
-    assert vllm.synthesis == {} and vllm.quirks == {}
-    outcome = check_cell(suite, vllm, vllm.cells["single_call"])
+    added = suite.providers[name]
+    assert list(added.cells) == list(suite.scenarios)
+    assert added.synthesis == {} and added.quirks == {}
+    outcome = check_cell(suite, added, added.cells["single_call"])
     assert outcome.status == "fail"
-    assert "not recorded yet: make record PROVIDER=vllm SCENARIO=single_call ACCEPT=1" in (
+    assert f"not recorded yet: make record PROVIDER={name} SCENARIO=single_call ACCEPT=1" in (
         outcome.reason
     )
     assert cli.main(args) == 2
-    assert "already has providers.vllm" in capsys.readouterr().err
+    assert f"already has providers.{name}" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(
     ("name", "key_env", "base_url", "message"),
     [
-        ("VLLM", "VLLM_API_KEY", "http://h/v1", "lower case"),
-        ("vllm", "vllm key", "http://h/v1", "--key-env names a variable"),
-        ("vllm", "VLLM_API_KEY", "localhost:8000", "--base-url must be an http"),
+        ("Local", "LOCAL_API_KEY", "http://h/v1", "lower case"),
+        (None, "local key", "http://h/v1", "--key-env names a variable"),
+        (None, "LOCAL_API_KEY", "localhost:8000", "--base-url must be an http"),
     ],
 )
 def test_add_provider_refuses_bad_input(
-    suite_copy: Path, name: str, key_env: str, base_url: str, message: str
+    suite_copy: Path, name: str | None, key_env: str, base_url: str, message: str
 ) -> None:
     suite = load_suite(suite_copy)
     with pytest.raises(ProfileError, match=message):
-        add_provider(suite, name, base_url=base_url, key_env=key_env, model="m")
+        add_provider(suite, name or _new_name(suite), base_url=base_url, key_env=key_env, model="m")
 
 
 def test_a_synthesized_cell_needs_a_synthesis_block(suite_copy: Path) -> None:
@@ -144,3 +150,14 @@ def test_a_synthesized_cell_needs_a_synthesis_block(suite_copy: Path) -> None:
     path.write_text(text[:block_start] + text[block_end:], encoding="utf-8")
     with pytest.raises(ProfileError, match=r"providers\.grok\.scenarios\.single_call: .*ACCEPT=1"):
         load_suite(suite_copy)
+
+
+def test_a_quirk_the_published_recordings_contradict_stays_undeclared(suite_copy: Path) -> None:
+    suite = load_suite(suite_copy)
+    grok = suite.providers["grok"]
+    assert "role" not in grok.quirks  # grok's recordings send role on the first chunk only
+    runs = [_recorded(suite, grok, s, role="every") for s in _applicable(grok)]
+    change = accept.plan(suite, grok, runs)
+    assert "role" not in change.quirks
+    assert all("role" not in overrides for overrides in change.overrides.values())
+    assert change.quirks.get("finish_reason_repeated") is False

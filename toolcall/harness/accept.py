@@ -5,8 +5,10 @@ per scenario: a provider that changed its wire changed it everywhere. The provid
 what most recorded scenarios showed, and it moves only when the run recorded every applicable
 scenario of the provider; a partial run (one `SCENARIO=`) would otherwise change the declaration
 under cassettes it never looked at, so its differences stay per-scenario overrides. An override
-equal to the provider-level value is removed, and a partial run declares no quirk the profile
-does not list yet. Each recorded scenario's `provenance` becomes
+equal to the provider-level value is removed. A quirk the profile does not list yet is declared
+only by a complete run, and only when none of the provider's published recordings contradicts it
+(profiles leave a quirk out on purpose where the evidence varies); a partial run declares nothing
+new, since one cassette is thin evidence. Each recorded scenario's `provenance` becomes
 `{kind: recorded, date, model}`, so the profile, the cassette's own metadata and the report agree.
 
 Applying goes through ruamel.yaml's round-trip mode, which keeps providers.yaml's comments, key
@@ -63,16 +65,18 @@ def plan(suite: Suite, provider: Provider, recorded: Iterable[Recorded]) -> Chan
         cell = provider.cells[scenario]
         change.provenance[scenario] = {"kind": RECORDED, "date": date, "model": cell.model}
     declared_overrides = _declared_overrides(suite, provider)
+    published_views = _published_views(suite, provider) if complete else []
     for quirk in fingerprint.ORDER:
         seen = {s: _seen(provider, r, quirk) for s, r in runs.items() if quirk in r.observed}
         if not seen:
             continue
         level = provider.quirks.get(quirk)
+        if complete and quirk not in provider.quirks:
+            level = _majority(seen, None)
+            if any(fingerprint.shows(o, quirk, level) is False for o in published_views):
+                continue  # the published evidence disagrees: it stays undeclared, as it was
         if complete:
-            counts = Counter(_hashable(v) for v in seen.values())
-            best = max(counts.values())
-            winners = [v for v in seen.values() if counts[_hashable(v)] == best]
-            level = level if any(v == level for v in winners) else winners[0]
+            level = _majority(seen, level)
             if quirk not in provider.quirks or provider.quirks[quirk] != level:
                 change.quirks[quirk] = level
             change.shown_by[quirk] = [s for s, v in seen.items() if v == level]
@@ -90,6 +94,28 @@ def plan(suite: Suite, provider: Provider, recorded: Iterable[Recorded]) -> Chan
 
 
 _MISSING = object()
+
+
+def _majority(seen: dict[str, Any], current: Any) -> Any:
+    """The value most scenarios showed; the current declaration wins a tie."""
+    counts = Counter(_hashable(v) for v in seen.values())
+    best = max(counts.values())
+    winners = [v for v in seen.values() if counts[_hashable(v)] == best]
+    return current if any(v == current for v in winners) else winners[0]
+
+
+def _published_views(suite: Suite, provider: Provider) -> list[fingerprint.Observed]:
+    """The fingerprints of the provider's published recordings, framing blanked where the
+    source could not show it (one JSON chunk per line)."""
+    from . import cassettes, published
+
+    views = []
+    for recording in published.discover(suite.cassettes, provider.key):
+        observed = fingerprint.observe(cassettes.response_body(cassettes.load(recording.path)))
+        if not published.shows_framing(recording.provenance):
+            observed.quirks.update(dict.fromkeys(fingerprint.FRAMING))
+        views.append(observed)
+    return views
 
 
 def _seen(provider: Provider, run: Recorded, quirk: str) -> Any:

@@ -16,10 +16,13 @@ from pathlib import Path
 
 from . import published, report
 from .checks import check_cell, check_recording
-from .locate import suite_root
+from .locate import require_checkout, suite_root
 from .peers.external import DEFAULT_TIMEOUT
 from .profiles import ProfileError, Suite, load_suite
 from .record import DEFAULT_DEADLINE, DEFAULT_MAX_BYTES
+
+#: The commands that write into the suite (cassettes/, providers.yaml).
+WRITERS = ("record", "add-provider", "synthesize", "publish")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -95,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="NAME=COMMAND",
-        help="also run this program through the subprocess protocol (repeatable; see README)",
+        help="also run this program through the subprocess protocol (repeatable; docs/MATRIX.md)",
     )
     mat.add_argument(
         "--timeout",
@@ -151,7 +154,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = parser.parse_args(argv)
     try:
-        suite = load_suite(suite_root(args.root))
+        root = suite_root(args.root)
+        if args.command in WRITERS and not getattr(args, "out", None):
+            require_checkout(root, args.command)
+        suite = load_suite(root)
         if args.command == "conformance":
             return _conformance(suite, args.provider, args.scenario, args.markdown, args.json)
         if args.command == "matrix":
