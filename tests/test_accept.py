@@ -161,3 +161,17 @@ def test_a_quirk_the_published_recordings_contradict_stays_undeclared(suite_copy
     assert "role" not in change.quirks
     assert all("role" not in overrides for overrides in change.overrides.values())
     assert change.quirks.get("finish_reason_repeated") is False
+
+
+def test_synthesize_keeps_a_recording_and_names_the_command_that_accepts_it(
+    suite_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = cassettes.cassette_path(suite_copy / "cassettes", "qwen", "single_call")
+    text = path.read_text(encoding="utf-8").replace("kind: synthesized", "kind: recorded")
+    path.write_text(text, encoding="utf-8")
+    args = ["--root", str(suite_copy), "synthesize", "--provider", "qwen"]
+    assert cli.main([*args, "--scenario", "single_call"]) == 0
+    out = capsys.readouterr().out
+    assert "kept cassettes/qwen/single_call.yaml: it is recorded evidence" in out
+    assert "make record PROVIDER=qwen SCENARIO=single_call ACCEPT=1" in out
+    assert path.read_text(encoding="utf-8") == text

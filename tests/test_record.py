@@ -385,17 +385,17 @@ def test_a_dummy_key_that_is_a_word_never_alters_the_cassette(
     assert hits == []
 
 
+@pytest.mark.parametrize("status", [401, 429, 500])
 def test_a_key_straddling_the_cut_of_an_error_body_is_never_printed(
-    suite_copy: Path, fake_provider: tuple[str, Behaviour]
+    suite_copy: Path, fake_provider: tuple[str, Behaviour], status: int
 ) -> None:
     url, behaviour = fake_provider
-    behaviour.statuses = [401]
     for offset in (290, 295, 299):
         behaviour.error_body = b"x" * offset + FAKE_KEY.encode() + b" trailing text"
-        behaviour.statuses = [401]
+        behaviour.statuses = [status] * 3
         suite = load_suite(suite_copy)
         provider = suite.providers["openai"]
-        with pytest.raises(RecordError, match="HTTP 401") as caught:
+        with pytest.raises(RecordError, match=f"HTTP {status}") as caught:
             record_cell(
                 suite, provider, provider.cells["single_call"], _options(url, "OPENAI_API_KEY")
             )

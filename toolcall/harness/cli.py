@@ -441,6 +441,11 @@ def _synthesize(suite: Suite, provider: str | None, scenario: str | None) -> int
         kind = evidence_kind(kept)
         if kind not in (None, "synthesized"):
             print(f"kept {kept.relative_to(suite.root)}: it is {kind} evidence, never re-rendered")
+            if kind == "recorded" and cell.provenance.get("kind") != "recorded":
+                print(
+                    f"  providers.yaml does not say so yet: make record PROVIDER={prov.key} "
+                    f"SCENARIO={cell.scenario} ACCEPT=1"
+                )
     return 0
 
 

@@ -112,7 +112,7 @@ def record_cell(suite: Suite, provider: Provider, cell: Cell, options: RecordOpt
             f"(a scenario the model or server cannot do is `not_applicable` with the reason):\n  "
             + lines
         )
-    recorded_base = scrub.url(base)
+    recorded_base = scrub.redact(scrub.url(base), keys)
     cassette = cassettes.build(
         uri=scrub.chat_url(recorded_base),
         # The request is ours, built from scenarios.yaml: it is never searched for the key.
@@ -120,7 +120,10 @@ def record_cell(suite: Suite, provider: Provider, cell: Cell, options: RecordOpt
         request_headers=cassettes.request_headers(),
         status=status,
         reason=reason,
-        response_headers=scrub.keep_headers(headers, scrub.RESPONSE_HEADERS),
+        response_headers={
+            name: [scrub.redact(value, keys) for value in values]
+            for name, values in scrub.keep_headers(headers, scrub.RESPONSE_HEADERS).items()
+        },
         response_body=scrub.redact(text, keys),
     )
     cassette["metadata"] = {"provenance": _provenance(cell, recorded_base, provider)}
