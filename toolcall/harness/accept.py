@@ -11,15 +11,13 @@ only by a complete run, and only when none of the provider's published recording
 new, since one cassette is thin evidence. Each recorded scenario's `provenance` becomes
 `{kind: recorded, date, model}`, so the profile, the cassette's own metadata and the report agree.
 
-Applying goes through ruamel.yaml's round-trip mode, which keeps providers.yaml's comments, key
-order, quoting and flow style; loading and dumping the file unchanged gives it back byte for
-byte (a test holds it to that). The printed form is the same change as valid YAML, merged by hand
+Applying goes through `roundtrip` (ruamel.yaml), which keeps providers.yaml's comments, key
+order, quoting and flow style. The printed form is the same change as valid YAML, merged by hand
 where `--accept` is not wanted; `null` there means "remove this override".
 """
 
 from __future__ import annotations
 
-import io
 import re
 from collections import Counter
 from collections.abc import Iterable
@@ -28,7 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from . import fingerprint
+from . import fingerprint, roundtrip
 from .profiles import Provider, Suite
 from .record import Recorded
 
@@ -170,27 +168,19 @@ def document(changes: Iterable[Change]) -> dict[str, Any]:
 
 def as_yaml(changes: Iterable[Change]) -> str:
     """The change as YAML to merge into providers.yaml (`null`: remove that override)."""
-    out = io.StringIO()
-    _yaml().dump(_flow_leaves(document(changes)), out)
-    return out.getvalue()
+    return roundtrip.dump(_flow_leaves(document(changes)))
 
 
 def apply(path: Path, changes: Iterable[Change]) -> None:
     """Write the changes into providers.yaml at `path`, keeping everything else as it was."""
-    from ruamel.yaml.comments import CommentedMap
-
-    from .cassettes import write_atomically
-
-    yaml = _yaml()
-    text = path.read_text(encoding="utf-8")
-    doc = yaml.load(text)
+    doc = roundtrip.load(path)
     for change in changes:
         profile = doc["providers"][change.provider]
         if change.quirks:
             quirks = profile["quirks"]
             quirks.fa.set_block_style()
             for quirk, value in change.quirks.items():
-                quirks[quirk] = _flow(_entry(value, change.shown_by.get(quirk, [])))
+                quirks[quirk] = roundtrip.flow(_entry(value, change.shown_by.get(quirk, [])))
             _sort(quirks)
         for scenario, provenance in change.provenance.items():
             entry = profile["scenarios"][scenario]
@@ -198,55 +188,27 @@ def apply(path: Path, changes: Iterable[Change]) -> None:
             overrides = change.overrides.get(scenario, {})
             if overrides:
                 if "quirks" not in entry:
-                    entry.insert(_before(entry, "provenance"), "quirks", CommentedMap())
+                    entry.insert(_before(entry, "provenance"), "quirks", roundtrip.block())
                 quirks = entry["quirks"]
                 quirks.fa.set_block_style()
                 for quirk, value in overrides.items():
                     if value is None:
                         quirks.pop(quirk, None)
                     else:
-                        quirks[quirk] = _flow(_entry(value, [scenario]))
+                        quirks[quirk] = roundtrip.flow(_entry(value, [scenario]))
                 _sort(quirks)
                 if not quirks:
                     del entry["quirks"]
-            entry["provenance"] = _flow(provenance)
-    out = io.StringIO()
-    yaml.dump(doc, out)
-    write_atomically(path, out.getvalue())
-
-
-def _yaml() -> Any:
-    from ruamel.yaml import YAML
-
-    yaml = YAML()  # round-trip mode
-    yaml.preserve_quotes = True
-    yaml.width = 4096  # never re-wrap a long flow line
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    return yaml
-
-
-def _flow(data: dict[str, Any]) -> Any:
-    from ruamel.yaml.comments import CommentedMap, CommentedSeq
-
-    node = CommentedMap()
-    for key, value in data.items():
-        if isinstance(value, list):
-            seq = CommentedSeq(value)
-            seq.fa.set_flow_style()
-            value = seq
-        node[key] = value
-    node.fa.set_flow_style()
-    return node
+            entry["provenance"] = roundtrip.flow(provenance)
+    roundtrip.save(path, doc)
 
 
 def _flow_leaves(data: dict[str, Any]) -> Any:
     """Quirk entries and provenances as one-line flow maps, the way providers.yaml writes them."""
-    from ruamel.yaml.comments import CommentedMap
-
-    node = CommentedMap()
+    node = roundtrip.block()
     for key, value in data.items():
         if isinstance(value, dict) and ("value" in value or "kind" in value):
-            node[key] = _flow(value)
+            node[key] = roundtrip.flow(value)
         elif isinstance(value, dict):
             node[key] = _flow_leaves(value)
         else:

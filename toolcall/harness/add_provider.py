@@ -10,11 +10,11 @@ before it replaces the file.
 
 from __future__ import annotations
 
-import io
 import re
 from pathlib import Path
-from typing import Any
 
+from . import roundtrip
+from .cassettes import write_atomically
 from .profiles import ProfileError, Suite, load_suite
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -23,11 +23,6 @@ _KEY_ENV = re.compile(r"^[A-Z][A-Z0-9_]*$")
 
 def add_provider(suite: Suite, name: str, *, base_url: str, key_env: str, model: str) -> Path:
     """Append `name`'s skeleton to the suite's providers.yaml; return the file's path."""
-    from ruamel.yaml.comments import CommentedMap
-
-    from .accept import _yaml
-    from .cassettes import write_atomically
-
     where = f"add-provider {name}"
     if not _NAME.match(name):
         raise ProfileError(f"{where}: a provider name is lower case, [a-z][a-z0-9_]*")
@@ -38,47 +33,32 @@ def add_provider(suite: Suite, name: str, *, base_url: str, key_env: str, model:
     if not re.match(r"^https?://[^/]", base_url):
         raise ProfileError(f"{where}: --base-url must be an http(s) URL: {base_url!r}")
     path = suite.root / "providers.yaml"
-    yaml = _yaml()
     original = path.read_text(encoding="utf-8")
-    doc = yaml.load(original)
-    block = CommentedMap()
+    doc = roundtrip.load(path)
+    block = roundtrip.block()
     block["name"] = name
     block["base_url"] = base_url
     block["key_env"] = key_env
     block["model"] = model
     block["evidence"] = (
-        f"Recorded with `toolcall record` from {base_url}; nothing else is known about its "
-        "stream yet."
+        f"Known only through what `toolcall record` records from {base_url}; nothing else is "
+        "known about its stream."
     )
-    quirks = CommentedMap()
-    quirks.fa.set_flow_style()
-    block["quirks"] = quirks
-    scenarios = CommentedMap()
+    block["quirks"] = roundtrip.flow({})
+    block["scenarios"] = roundtrip.block()
     for scenario in suite.scenarios:
-        entry = CommentedMap()
-        entry["provenance"] = _flow({"kind": "pending"})
-        entry.fa.set_flow_style()
-        scenarios[scenario] = entry
-    block["scenarios"] = scenarios
+        block["scenarios"][scenario] = roundtrip.flow(
+            {"provenance": roundtrip.flow({"kind": "pending"})}
+        )
     providers = doc["providers"]
     providers[name] = block
     providers.yaml_set_comment_before_after_key(
         name, before="\n" + "-" * 75 + f"\n{name}: added by toolcall add-provider", indent=2
     )
-    out = io.StringIO()
-    yaml.dump(doc, out)
-    write_atomically(path, out.getvalue())
+    roundtrip.save(path, doc)
     try:
         load_suite(suite.root)
     except ProfileError:
         write_atomically(path, original)
         raise
     return path
-
-
-def _flow(data: dict[str, Any]) -> Any:
-    from ruamel.yaml.comments import CommentedMap
-
-    node = CommentedMap(data)
-    node.fa.set_flow_style()
-    return node
