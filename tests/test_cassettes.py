@@ -106,3 +106,18 @@ def test_a_file_that_is_not_a_cassette_is_one_failing_cell(
     out = capsys.readouterr().out
     assert "FAIL qwen/single_call: replay" in out
     assert "qwen/parallel_calls" not in [line.split(":")[0][5:] for line in out.splitlines()]
+
+
+def test_an_unreadable_published_recording_is_one_failing_recording(
+    suite_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    recordings = sorted((suite_copy / "cassettes" / "grok" / "published").glob("*.yaml"))
+    recordings[0].write_text(TAGGED, encoding="utf-8")
+    assert cli.main(["--root", str(suite_copy), "conformance", "--provider", "grok"]) == 1
+    out = capsys.readouterr().out
+    stem = recordings[0].name.removesuffix(".yaml")
+    assert f"FAIL grok/published/{stem}: replay $: declared 'a readable recording'" in out
+    assert [line for line in out.splitlines() if line.startswith("FAIL ")] == [
+        line for line in out.splitlines() if line.startswith(f"FAIL grok/published/{stem}:")
+    ]
+    assert f"{len(recordings) - 1}/{len(recordings)}" in out

@@ -259,9 +259,13 @@ def check_recording(suite: Suite, recording: published.Recording) -> Outcome:
         f"{published.PUBLISHED}/{recording.stem}",
         "pass",
         note=f"published ({recording.origin}, {recording.provenance.get('model')})",
-        origin=recording.origin,
+        origin=recording.origin or "unknown",  # unreadable: the origin cannot be read either
     )
     findings = outcome.findings
+    if recording.problem is not None:
+        findings.append(Finding("replay", "$", "a readable recording", recording.problem))
+        outcome.status = "fail"
+        return outcome
     try:
         replayed = replay_own_request(recording.path)
     except ReplayError as exc:
