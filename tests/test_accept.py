@@ -131,6 +131,8 @@ def test_add_provider_writes_a_complete_skeleton(
         ("Local", "LOCAL_API_KEY", "http://h/v1", "lower case"),
         (None, "local key", "http://h/v1", "--key-env names a variable"),
         (None, "LOCAL_API_KEY", "localhost:8000", "--base-url must be an http"),
+        (None, "LOCAL_API_KEY", "http://me:pw@h/v1", "--base-url carries credentials"),
+        (None, "LOCAL_API_KEY", "http://h/v1?token=abc", "--base-url carries credentials"),
     ],
 )
 def test_add_provider_refuses_bad_input(

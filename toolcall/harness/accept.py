@@ -47,10 +47,6 @@ class Change:
     #: quirk -> the scenarios whose recordings show the provider-level value
     shown_by: dict[str, list[str]] = field(default_factory=dict)
 
-    @property
-    def changes_quirks(self) -> bool:
-        return bool(self.quirks or any(self.overrides.values()))
-
 
 def plan(suite: Suite, provider: Provider, recorded: Iterable[Recorded]) -> Change:
     """The change that makes `provider`'s profile say what `recorded` observed."""
@@ -62,7 +58,7 @@ def plan(suite: Suite, provider: Provider, recorded: Iterable[Recorded]) -> Chan
     for scenario in runs:
         cell = provider.cells[scenario]
         change.provenance[scenario] = {"kind": RECORDED, "date": date, "model": cell.model}
-    declared_overrides = _declared_overrides(suite, provider)
+    declared_overrides = _declared_overrides(provider)
     published_views = _published_views(suite, provider) if complete else []
     for quirk in fingerprint.ORDER:
         seen = {s: _seen(provider, r, quirk) for s, r in runs.items() if quirk in r.observed}
@@ -130,7 +126,7 @@ def _hashable(value: Any) -> Any:
     return repr(value)
 
 
-def _declared_overrides(suite: Suite, provider: Provider) -> dict[str, dict[str, Any]]:
+def _declared_overrides(provider: Provider) -> dict[str, dict[str, Any]]:
     """scenario -> quirk -> value of the overrides providers.yaml declares today."""
     return {
         scenario: {q: v for q, v in cell.quirks.items() if provider.quirks.get(q, _MISSING) != v}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from . import roundtrip
+from . import roundtrip, scrub
 from .cassettes import write_atomically
 from .profiles import ProfileError, Suite, load_suite
 
@@ -32,6 +32,12 @@ def add_provider(suite: Suite, name: str, *, base_url: str, key_env: str, model:
         raise ProfileError(f"{where}: --key-env names a variable, [A-Z][A-Z0-9_]*: {key_env!r}")
     if not re.match(r"^https?://[^/]", base_url):
         raise ProfileError(f"{where}: --base-url must be an http(s) URL: {base_url!r}")
+    if scrub.url(base_url) != base_url:
+        raise ProfileError(
+            f"{where}: --base-url carries credentials (userinfo, or a query value other than "
+            f"{', '.join(scrub.SAFE_QUERY_PARAMETERS)}); providers.yaml is committed, so the key "
+            f"goes in {key_env} and the rest in TOOLCALL_{name.upper()}_BASE_URL"
+        )
     path = suite.root / "providers.yaml"
     original = path.read_text(encoding="utf-8")
     doc = roundtrip.load(path)
