@@ -111,9 +111,11 @@ def test_writing_commands_refuse_the_installed_copy(
     assert (suite_copy / "providers.yaml").read_bytes() == before
 
 
-def test_the_command_without_the_harness_extra_names_it(tmp_path: Path) -> None:
-    """A fake `yaml` that cannot be imported stands in for an install without the extra."""
-    (tmp_path / "yaml.py").write_text("raise ModuleNotFoundError('no yaml', name='yaml')\n")
+@pytest.mark.parametrize("missing", ["yaml", "ruamel"])
+def test_the_command_without_the_harness_extra_names_it(tmp_path: Path, missing: str) -> None:
+    """A fake module that cannot be imported stands in for an install without the extra."""
+    fake = f"raise ModuleNotFoundError('no {missing}', name='{missing}')\n"
+    (tmp_path / f"{missing}.py").write_text(fake)
     code = (
         "import sys; from toolcall.harness import main; sys.argv = ['toolcall', 'scan']; "
         "raise SystemExit(main())"

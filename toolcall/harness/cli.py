@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import published, report
+from . import accept, published, report
 from .checks import check_cell, check_recording
 from .locate import require_checkout, suite_root
 from .peers.external import DEFAULT_TIMEOUT
@@ -250,7 +250,6 @@ def _record(suite: Suite, args: argparse.Namespace) -> int:
     import os
     import time
 
-    from . import accept
     from .record import Recorded, RecordError, RecordOptions, record_cell
 
     if args.base_url and not args.provider:

@@ -14,12 +14,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
 from .cassettes import write_atomically
 
 
 def _editor() -> Any:
-    from ruamel.yaml import YAML
-
     yaml = YAML()  # round-trip mode
     yaml.preserve_quotes = True
     yaml.width = 4096  # never re-wrap a long flow line
@@ -44,8 +45,6 @@ def save(path: Path, document: Any) -> None:
 
 def block() -> Any:
     """An empty mapping written in block style."""
-    from ruamel.yaml.comments import CommentedMap
-
     node = CommentedMap()
     node.fa.set_block_style()
     return node
@@ -53,8 +52,6 @@ def block() -> Any:
 
 def flow(data: Mapping[str, Any]) -> Any:
     """`data` as a one-line flow map (its lists as flow sequences)."""
-    from ruamel.yaml.comments import CommentedMap, CommentedSeq
-
     node = CommentedMap()
     for key, value in data.items():
         if isinstance(value, list):
