@@ -8,7 +8,11 @@ PEERS_STAMP := $(VENV)/.peers-stamp
 JS_STAMP := clients/js/node_modules/.installed-stamp
 PYTEST_FILTERS := $(if $(PROVIDER),--toolcall-provider $(PROVIDER)) $(if $(SCENARIO),--toolcall-scenario $(SCENARIO))
 
-.PHONY: test conformance matrix bench fuzz lint typecheck synthesize record drift scan clean
+.PHONY: help test conformance matrix bench fuzz lint typecheck synthesize record add-provider drift scan clean
+
+## help: list the targets and what each does
+help:
+	@sed -n 's/^## \([a-z-]*\): /\1\t/p' $(MAKEFILE_LIST) | expand -t 16
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -58,10 +62,12 @@ FUZZ_SECONDS ?= 600
 fuzz: $(STAMP)
 	$(BIN)/python -m tests.fuzzing --seconds $(FUZZ_SECONDS)
 
+## lint: ruff check and ruff format --check
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+## typecheck: mypy --strict over the package
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict toolcall
 
@@ -69,11 +75,17 @@ typecheck: $(STAMP)
 synthesize: $(STAMP)
 	$(BIN)/toolcall synthesize $(if $(PROVIDER),--provider $(PROVIDER)) $(if $(SCENARIO),--scenario $(SCENARIO))
 
-## record: re-record PROVIDER (and SCENARIO) from the live API with the key from providers.yaml
+## record: record PROVIDER (and SCENARIO) from the live API; ACCEPT=1 writes providers.yaml too
 record: $(STAMP)
-	@test -n "$(PROVIDER)" || { echo "usage: make record PROVIDER=<name> [SCENARIO=<name>] [BASE_URL=<url>]"; exit 2; }
-	$(BIN)/toolcall record --provider $(PROVIDER) $(if $(SCENARIO),--scenario $(SCENARIO)) $(if $(BASE_URL),--base-url $(BASE_URL))
+	@test -n "$(PROVIDER)" || { echo "usage: make record PROVIDER=<name> [SCENARIO=<name>] [BASE_URL=<url>] [ACCEPT=1]"; exit 2; }
+	$(BIN)/toolcall record --provider $(PROVIDER) $(if $(SCENARIO),--scenario $(SCENARIO)) \
+		$(if $(BASE_URL),--base-url $(BASE_URL)) $(if $(filter 1,$(ACCEPT)),--accept)
 	$(BIN)/toolcall scan
+
+## add-provider: append a profile to providers.yaml (NAME= BASE_URL= KEY_ENV= MODEL=)
+add-provider: $(STAMP)
+	@test -n "$(NAME)" -a -n "$(BASE_URL)" -a -n "$(KEY_ENV)" -a -n "$(MODEL)" || { echo "usage: make add-provider NAME=<name> BASE_URL=<url> KEY_ENV=<VARIABLE> MODEL=<model>"; exit 2; }
+	$(BIN)/toolcall add-provider $(NAME) --base-url $(BASE_URL) --key-env $(KEY_ENV) --model $(MODEL)
 
 ## drift: re-record every provider whose key is set into reports/drift/ and compare (scheduled CI)
 drift: $(STAMP)
@@ -84,5 +96,6 @@ drift: $(STAMP)
 scan: $(STAMP)
 	$(BIN)/toolcall scan
 
+## clean: remove .venv, reports and caches
 clean:
 	rm -rf $(VENV) reports .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from toolcall.harness import locate
+from toolcall.harness import cli, locate
 from toolcall.harness.profiles import ProfileError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,6 +43,7 @@ def installed_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         cwd=out,
     )
     assert built.returncode == 0, built.stderr[-2000:]
+    assert "project.license" not in built.stdout + built.stderr, "a deprecated license table"
     (wheel,) = out.glob("toolcall-*.whl")
     target = tmp_path_factory.mktemp("site")
     installed = run(
@@ -82,9 +83,39 @@ def test_outside_a_checkout_without_data_the_error_says_what_to_do(tmp_path: Pat
     assert locate.suite_root(start=ROOT / "cassettes" / "qwen") == ROOT
 
 
-def test_the_command_without_the_harness_extra_names_it(tmp_path: Path) -> None:
-    """A fake `yaml` that cannot be imported stands in for an install without the extra."""
-    (tmp_path / "yaml.py").write_text("raise ModuleNotFoundError('no yaml', name='yaml')\n")
+def test_outside_a_checkout_the_command_says_how_to_point_it_at_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if locate.packaged() is not None:
+        pytest.skip("this install ships the suite data")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(locate.ENVIRONMENT, raising=False)
+    assert cli.main(["scan"]) == 2
+    err = capsys.readouterr().err
+    assert "toolcall --root PATH" in err and "TOOLCALL_ROOT=PATH" in err
+    monkeypatch.setenv(locate.ENVIRONMENT, str(ROOT))
+    assert cli.main(["scan"]) == 0
+    monkeypatch.setenv(locate.ENVIRONMENT, str(tmp_path))
+    assert cli.main(["scan"]) == 2
+    assert "TOOLCALL_ROOT names a toolcall checkout" in capsys.readouterr().err
+
+
+def test_writing_commands_refuse_the_installed_copy(
+    suite_copy: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(locate, "packaged", lambda: suite_copy)
+    before = (suite_copy / "providers.yaml").read_bytes()
+    args = ["--root", str(suite_copy), "add-provider", "x", "--base-url", "http://h/v1"]
+    assert cli.main([*args, "--key-env", "X_KEY", "--model", "m"]) == 2
+    assert "writes to a checkout, not the installed copy" in capsys.readouterr().err
+    assert (suite_copy / "providers.yaml").read_bytes() == before
+
+
+@pytest.mark.parametrize("missing", ["yaml", "ruamel"])
+def test_the_command_without_the_harness_extra_names_it(tmp_path: Path, missing: str) -> None:
+    """A fake module that cannot be imported stands in for an install without the extra."""
+    fake = f"raise ModuleNotFoundError('no {missing}', name='{missing}')\n"
+    (tmp_path / f"{missing}.py").write_text(fake)
     code = (
         "import sys; from toolcall.harness import main; sys.argv = ['toolcall', 'scan']; "
         "raise SystemExit(main())"

@@ -15,12 +15,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests import stream_edit
-from toolcall.harness import cassettes, cli, secrets
+from toolcall.harness import accept, cassettes, cli, secrets
 from toolcall.harness.checks import check_cell
 from toolcall.harness.profiles import load_suite
 from toolcall.harness.record import RecordError, RecordOptions, record_cell
+
+ROOT = Path(__file__).resolve().parents[1]
 
 FAKE_KEY = "sk-loopback-" + "Q7f2" * 10
 ORG = "org-Zx81LoopbackOrganisation"
@@ -34,7 +37,12 @@ class Behaviour:
     statuses: list[int] = field(default_factory=list)
     cut_at: int | None = None
     delay: float = 0.0
+    error_body: bytes | None = None
+    #: after the body, keep the stream open forever, writing this every `every` seconds
+    forever: bytes = b""
+    every: float = 0.0
     requests: list[dict[str, str]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -48,17 +56,19 @@ class _Handler(BaseHTTPRequestHandler):
         behaviour = self.server.behaviour
         self.rfile.read(int(self.headers.get("content-length", "0")))
         behaviour.requests.append(dict(self.headers))
+        behaviour.paths.append(self.path)
         status = behaviour.statuses.pop(0) if behaviour.statuses else 200
         if behaviour.delay:
             time.sleep(behaviour.delay)
         if status != 200:
-            error = json.dumps({"error": {"message": f"echo {FAKE_KEY}", "code": status}})
+            message = {"error": {"message": f"echo {FAKE_KEY}", "code": status}}
+            error = behaviour.error_body or json.dumps(message).encode()
             self.send_response(status)
             self.send_header("content-type", "application/json")
             self.send_header("content-length", str(len(error)))
             self.send_header("retry-after", "0")
             self.end_headers()
-            self.wfile.write(error.encode())
+            self.wfile.write(error)
             return
         self.send_response(200)
         self.send_header("content-type", "text/event-stream")
@@ -73,6 +83,11 @@ class _Handler(BaseHTTPRequestHandler):
             piece = body[start : start + 23]
             self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
             self.wfile.flush()
+        while behaviour.forever:
+            piece = behaviour.forever
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+            self.wfile.flush()
+            time.sleep(behaviour.every)
         if behaviour.cut_at is None:
             self.wfile.write(b"0\r\n\r\n")
         self.close_connection = True
@@ -137,6 +152,13 @@ def test_recorded_cassette_is_scrubbed_and_passes_conformance(
     assert provenance["kind"] == "recorded" and provenance["base_url"] == url
     assert set(provenance["versions"]) == {"toolcall", "httpx", "vcrpy", "python"}
     outcome = check_cell(load_suite(suite_copy), provider, provider.cells["parallel_calls"])
+    assert [(f.check, f.declared) for f in outcome.findings] == [("provenance", "synthesized")]
+    assert "make record PROVIDER=openai SCENARIO=parallel_calls ACCEPT=1" in outcome.reason
+    accept.apply(suite_copy / "providers.yaml", [accept.plan(suite, provider, [recorded])])
+    accepted = load_suite(suite_copy)
+    cell = accepted.providers["openai"].cells["parallel_calls"]
+    assert cell.provenance["kind"] == "recorded"
+    outcome = check_cell(accepted, accepted.providers["openai"], cell)
     assert outcome.status == "pass", outcome.report()
     assert outcome.note.startswith("recorded ")
 
@@ -157,8 +179,13 @@ def test_changed_wire_shape_is_drift_with_the_yaml_to_accept_it(
     assert code == 1
     assert "DRIFT grok/single_call" in out
     assert "quirks.arguments: declared 'whole', observed 'incremental'" in out
-    assert "      single_call:\n" in out and 'arguments: "incremental"' in out
-    assert "fingerprint: arguments='incremental'" in out
+    printed = yaml.safe_load(out[out.index("providers:\n") : out.index("checked ")])
+    override = printed["providers"]["grok"]["scenarios"]["single_call"]["quirks"]["arguments"]
+    assert override == {
+        "value": "incremental",
+        "evidence": "recorded",
+        "cassettes": ["single_call"],
+    }
 
 
 @pytest.mark.parametrize(
@@ -244,31 +271,66 @@ def test_drift_run_skips_providers_without_keys(
 ) -> None:
     for provider in load_suite(suite_copy).providers.values():
         monkeypatch.delenv(provider.key_env, raising=False)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
     code = cli.main(["--root", str(suite_copy), "record", "--skip-missing-keys"])
     out = capsys.readouterr().out
     assert code == 0
-    assert "skip openai/single_call: OPENAI_API_KEY is not set" in out
-    assert "0 failed, 0 drifted" in out
+    assert "skip openai: OPENAI_API_KEY is not set" in out
+    assert "n/a  openai/reasoning_then_call: OpenAI chat completions" in out
+    assert "0 failed, 0 drifted" not in out
+    assert "WARNING: checked 0 providers (no keys set: OPENAI_API_KEY, " in out
+    assert "\n::warning title=toolcall record::checked 0 providers (no keys set" in out
+
+
+def test_recording_only_a_not_applicable_cell_is_not_a_success(
+    suite_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--root", str(suite_copy), "record", "--provider", "openai"]
+    code = cli.main([*args, "--scenario", "reasoning_then_call"])
+    out = capsys.readouterr().out
+    assert code == 2
+    assert "n/a  openai/reasoning_then_call: OpenAI chat completions" in out
+    assert "WARNING: checked 0 providers (every selected cell is n/a)" in out
 
 
 def test_scanner_finds_each_kind_of_secret(tmp_path: Path) -> None:
+    # Built at run time, so that no test source looks like it holds a key.
+    uuid = "3f0c" + "9a1e-52bd-4c8e-9d71-0a6e5b2c8f14"
     samples = {
         "openai-key": "sk-proj-" + "a1B2" * 8,
         "xai-key": "xai-" + "Zz09" * 8,
         "google-key": "AIza" + "Sy" * 18,
+        "google-oauth-token": "ya29." + "a0AfH6SM" * 4,
+        "groq-key": "gsk_" + "Q7f2" * 12,
+        "zhipu-key": "0123456789abcdef" * 2 + "." + "AbCdEfGh12345678",
         "bearer-token": "Authorization: Bearer abcdefghijklmnop1234",
+        "basic-credentials": "Authorization: Basic " + "dXNlcjpQYXNzd29yZA==",
+        "url-credentials": "uri: https://someone:" + "hunter2@example.com/v1",
+        "assigned-credential": '{"api_key": "' + uuid + '"}',
         "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlX2hlcmU",
     }
     for kind, value in samples.items():
         path = tmp_path / f"{kind}.yaml"
         path.write_text(f"body: |\n  {value}\n", encoding="utf-8")
-        assert [hit.kind for hit in secrets.scan([path])] == [kind]
+        assert kind in [hit.kind for hit in secrets.scan([path])], kind
+    for variant in ("bearer", "BEARER"):
+        path = tmp_path / f"{variant}.yaml"
+        path.write_text(f"x: {variant} abcdefghijklmnop1234\n", encoding="utf-8")
+        assert [hit.kind for hit in secrets.scan([path])] == ["bearer-token"]
+    escaped = tmp_path / "escaped.yaml"
+    escaped.write_text('data: {"content":"sk\\u002dproj' + "-a1B2" * 8 + '"}\n', encoding="utf-8")
+    assert [hit.kind for hit in secrets.scan([escaped])] == ["openai-key"]
     plain = tmp_path / "plain.yaml"
-    plain.write_text("a value: my-own-key-value-42\nBearer <API_KEY>\n", encoding="utf-8")
+    plain.write_text(
+        "a value: my-own-key-value-42\nBearer <API_KEY>\nBasic information about it\n"
+        f'"id": "{uuid}"\n',
+        encoding="utf-8",
+    )
     assert secrets.scan([plain]) == []
     assert [h.kind for h in secrets.scan([plain], ["my-own-key-value-42"])] == [
         "configured key value"
     ]
+    assert secrets.scan([plain], ["value"]) == [], "a short dummy key is not a credential"
 
 
 def test_committed_cassettes_hold_no_secrets() -> None:
@@ -287,3 +349,207 @@ def test_scan_command_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[s
     out = capsys.readouterr().out
     assert f"{leaky}:1: looks like a secret (bearer-token)" in out
     assert "abcdefghijklmnop" not in out
+
+
+# -- scrubbing by structure --------------------------------------------------------------------
+
+
+def _text_only(content: str) -> bytes:
+    """A minimal text turn whose content carries `content` (JSON-encoded by the caller)."""
+    opening = '{"choices":[{"index":0,"delta":{"role":"assistant","content":CONTENT},'
+    events = [
+        opening.replace("CONTENT", content) + '"finish_reason":null}]}',
+        '{"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}',
+        "[DONE]",
+    ]
+    return "".join(f"data: {event}\n\n" for event in events).encode("utf-8")
+
+
+@pytest.mark.parametrize("key", ["anything", "the", "weather", "celsius"])
+def test_a_dummy_key_that_is_a_word_never_alters_the_cassette(
+    suite_copy: Path, fake_provider: tuple[str, Behaviour], key: str
+) -> None:
+    url, behaviour = fake_provider
+    behaviour.body = _body_of(suite_copy, "deepseek", "single_call")
+    suite = load_suite(suite_copy)
+    provider = suite.providers["deepseek"]
+    cell = provider.cells["single_call"]
+    options = RecordOptions(base_url=url, environ={provider.key_env: key}, sleep=lambda _s: None)
+    recorded = record_cell(suite, provider, cell, options)
+    interaction = cassettes.load(recorded.path)["interactions"][0]
+    assert json.loads(interaction["request"]["body"]) == suite.request_body(provider, cell)
+    assert cassettes.response_body(cassettes.load(recorded.path)) == behaviour.body
+    hits = secrets.scan(
+        [suite_copy / "cassettes"], secrets.key_values([provider.key_env], {provider.key_env: key})
+    )
+    assert hits == []
+
+
+@pytest.mark.parametrize("status", [401, 429, 500])
+def test_a_key_straddling_the_cut_of_an_error_body_is_never_printed(
+    suite_copy: Path, fake_provider: tuple[str, Behaviour], status: int
+) -> None:
+    url, behaviour = fake_provider
+    for offset in (290, 295, 299):
+        behaviour.error_body = b"x" * offset + FAKE_KEY.encode() + b" trailing text"
+        behaviour.statuses = [status] * 3
+        suite = load_suite(suite_copy)
+        provider = suite.providers["openai"]
+        with pytest.raises(RecordError, match=f"HTTP {status}") as caught:
+            record_cell(
+                suite, provider, provider.cells["single_call"], _options(url, "OPENAI_API_KEY")
+            )
+        assert FAKE_KEY[:4] not in str(caught.value), offset
+
+
+def test_a_key_echoed_json_escaped_is_redacted(
+    suite_copy: Path, fake_provider: tuple[str, Behaviour]
+) -> None:
+    url, behaviour = fake_provider
+    escaped = "".join(f"\\u{ord(c):04x}" if c == "-" else c for c in FAKE_KEY)
+    behaviour.body = _text_only(json.dumps(f"your key: {FAKE_KEY} ")[:-1] + escaped + '"')
+    assert b"\\u002d" in behaviour.body
+    suite = load_suite(suite_copy)
+    provider = suite.providers["openai"]
+    recorded = record_cell(
+        suite, provider, provider.cells["text_only"], _options(url, provider.key_env)
+    )
+    body = cassettes.response_body(cassettes.load(recorded.path)).decode("utf-8")
+    assert "your key: <API_KEY> <API_KEY>" in body
+    assert secrets.scan([recorded.path], [FAKE_KEY]) == []
+
+
+def test_credentials_in_the_base_url_never_reach_the_cassette(
+    suite_copy: Path, fake_provider: tuple[str, Behaviour]
+) -> None:
+    url, behaviour = fake_provider
+    behaviour.body = _body_of(suite_copy, "qwen", "single_call")
+    password, token = "pa55" + "word-Loopback", "tok" + "-Loopback-0123456789"
+    host = url.removeprefix("http://").removesuffix("/v1")
+    base = f"http://user:{password}@{host}/v1?apiKey={token}&api-version=2024-06-01&token={token}"
+    suite = load_suite(suite_copy)
+    provider = suite.providers["qwen"]
+    options = RecordOptions(base_url=base, environ={provider.key_env: FAKE_KEY})
+    recorded = record_cell(suite, provider, provider.cells["single_call"], options)
+    assert behaviour.paths[0].startswith("/v1/chat/completions?")
+    text = recorded.path.read_text(encoding="utf-8")
+    for secret in (password, token, "user:"):
+        assert secret not in text
+    cassette = cassettes.load(recorded.path)
+    clean = f"http://{host}/v1?apiKey=<REDACTED>&api-version=2024-06-01&token=<REDACTED>"
+    assert cassette["metadata"]["provenance"]["base_url"] == clean
+    assert cassette["interactions"][0]["request"]["uri"] == clean.replace(
+        "/v1?", "/v1/chat/completions?"
+    )
+
+
+def test_a_raw_next_line_inside_a_json_string_records_and_replays(
+    suite_copy: Path, fake_provider: tuple[str, Behaviour]
+) -> None:
+    url, behaviour = fake_provider
+    behaviour.body = _text_only('"one\u0085two"'.replace("\\u0085", "\x85"))
+    assert "\x85".encode() in behaviour.body
+    suite = load_suite(suite_copy)
+    provider = suite.providers["openai"]
+    recorded = record_cell(
+        suite, provider, provider.cells["text_only"], _options(url, provider.key_env)
+    )
+    assert cassettes.response_body(cassettes.load(recorded.path)) == behaviour.body
+
+
+def test_a_cassette_that_would_read_back_differently_is_not_written(
+    suite_copy: Path, fake_provider: tuple[str, Behaviour], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    url, behaviour = fake_provider
+    behaviour.body = _body_of(suite_copy, "qwen", "single_call")
+    real_dump = cassettes.dump
+    monkeypatch.setattr(cassettes, "dump", lambda data: real_dump(data).replace("Lisbon", "Lisboa"))
+    suite = load_suite(suite_copy)
+    provider = suite.providers["qwen"]
+    path = cassettes.cassette_path(suite.cassettes, "qwen", "single_call")
+    before = path.read_bytes()
+    with pytest.raises(RecordError, match="qwen/single_call: the written cassette"):
+        record_cell(suite, provider, provider.cells["single_call"], _options(url, provider.key_env))
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in path.parent.iterdir()) == sorted(
+        p.name for p in (ROOT / "cassettes" / "qwen").iterdir()
+    )
+
+
+# -- bounds --------------------------------------------------------------------------------------
+
+
+def test_a_stream_that_never_ends_is_cut_at_the_size_cap(
+    suite_copy: Path, fake_provider: tuple[str, Behaviour]
+) -> None:
+    url, behaviour = fake_provider
+    behaviour.body = b'data: {"choices":[]}\n\n'
+    behaviour.forever = b'data: {"choices":[{"index":0,"delta":{"content":"la"}}]}\n\n' * 50
+    suite = load_suite(suite_copy)
+    provider = suite.providers["openai"]
+    options = _options(url, provider.key_env, max_bytes=64 * 1024)
+    with pytest.raises(RecordError, match="passed 65536 bytes"):
+        record_cell(suite, provider, provider.cells["text_only"], options)
+    behaviour.forever = b""
+
+
+def test_keep_alives_forever_meet_the_total_deadline(
+    suite_copy: Path, fake_provider: tuple[str, Behaviour]
+) -> None:
+    url, behaviour = fake_provider
+    behaviour.body = b": keep-alive\n\n"
+    behaviour.forever, behaviour.every = b": keep-alive\n\n", 0.05
+    suite = load_suite(suite_copy)
+    provider = suite.providers["openai"]
+    options = _options(url, provider.key_env, timeout=5.0, deadline=0.5)
+    with pytest.raises(RecordError, match=r"did not end within the 0\.5s deadline"):
+        record_cell(suite, provider, provider.cells["text_only"], options)
+    behaviour.forever = b""
+
+
+# -- the turn must be the scenario's ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("served", "declared", "observed"),
+    [
+        ("rename", "{'const': 'get_weather'}", "'get_time'"),
+        ("single_call", "{'minItems': 2}", "'1 item(s)'"),
+    ],
+)
+def test_a_turn_that_is_not_the_scenarios_is_not_written(
+    suite_copy: Path,
+    fake_provider: tuple[str, Behaviour],
+    served: str,
+    declared: str,
+    observed: str,
+) -> None:
+    url, behaviour = fake_provider
+    parallel = _body_of(suite_copy, "deepseek", "parallel_calls")
+    if served == "rename":
+        behaviour.body = parallel.replace(b'"name":"get_weather"', b'"name":"get_time"')
+    else:
+        behaviour.body = _body_of(suite_copy, "deepseek", "single_call")
+    suite = load_suite(suite_copy)
+    provider = suite.providers["deepseek"]
+    path = cassettes.cassette_path(suite.cassettes, "deepseek", "parallel_calls")
+    before = path.read_bytes()
+    with pytest.raises(RecordError, match=r"parallel_calls\.expect, nothing written") as caught:
+        record_cell(
+            suite, provider, provider.cells["parallel_calls"], _options(url, provider.key_env)
+        )
+    assert f"declared {declared}, observed {observed}" in str(caught.value)
+    assert path.read_bytes() == before
+
+
+def test_conformance_puts_the_observation_on_the_observed_side(suite_copy: Path) -> None:
+    path = cassettes.cassette_path(suite_copy / "cassettes", "deepseek", "single_call")
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace('"name":"get_weather"', '"name":"get_time"'), encoding="utf-8")
+    suite = load_suite(suite_copy)
+    provider = suite.providers["deepseek"]
+    outcome = check_cell(suite, provider, provider.cells["single_call"])
+    expect = [f for f in outcome.findings if f.check == "expect"]
+    assert [(f.path, f.declared, f.observed) for f in expect] == [
+        ("$.tool_calls[0].function.name", {"const": "get_weather"}, "get_time")
+    ]

@@ -2,7 +2,8 @@
 
 The recorder talks real HTTP to the simulator, with a dummy key, into a scratch copy of the suite;
 each recorded body must be byte for byte the body served, the cassette must say it was recorded,
-and the copy must pass conformance as it stands.
+and once the recordings are accepted into the copy's providers.yaml the copy must pass
+conformance, with every declared quirk value unchanged (the streams are the same streams).
 """
 
 from __future__ import annotations
@@ -10,10 +11,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from toolcall.harness import cassettes, serve
+from toolcall.harness import accept, cassettes, serve
 from toolcall.harness.checks import check_cell
 from toolcall.harness.profiles import load_suite
-from toolcall.harness.record import RecordOptions, record_cell
+from toolcall.harness.record import Recorded, RecordOptions, record_cell
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -24,8 +25,8 @@ def test_recording_from_the_simulator_gives_back_the_cassettes(tmp_path: Path) -
     shutil.copytree(ROOT / "cassettes", tmp_path / "cassettes")
     served = load_suite(ROOT)
     scratch = load_suite(tmp_path)
+    runs: dict[str, list[Recorded]] = {}
     with serve.serving(served) as running:
-        recorded = []
         for provider, _scenario, cell in scratch.cells():
             if cell.not_applicable:
                 continue
@@ -34,14 +35,24 @@ def test_recording_from_the_simulator_gives_back_the_cassettes(tmp_path: Path) -
                 environ={provider.key_env: "anything-but-a-word-0123456789"},
                 attempts=1,
             )
-            result = record_cell(scratch, provider, cell, options)
-            recorded.append((provider, cell, result.path))
-    assert len(recorded) == 47
-    for provider, cell, path in recorded:
-        original = cassettes.cassette_path(ROOT / "cassettes", provider.key, cell.scenario)
-        assert cassettes.response_body(cassettes.load(path)) == cassettes.response_body(
-            cassettes.load(original)
-        ), path
-        assert cassettes.evidence_kind(path) == "recorded"
-        outcome = check_cell(scratch, provider, cell)
-        assert outcome.status == "pass", outcome.report()
+            runs.setdefault(provider.key, []).append(record_cell(scratch, provider, cell, options))
+    applicable = [c for _p, _s, c in served.cells() if not c.not_applicable]
+    assert sum(len(found) for found in runs.values()) == len(applicable)
+    changes = [accept.plan(scratch, scratch.providers[key], found) for key, found in runs.items()]
+    for change in changes:
+        declared = scratch.providers[change.provider].quirks
+        assert [q for q in change.quirks if q in declared] == [], change.provider
+    accept.apply(tmp_path / "providers.yaml", changes)
+    accepted = load_suite(tmp_path)
+    for key, found in runs.items():
+        provider = accepted.providers[key]
+        for recorded in found:
+            cell = provider.cells[recorded.scenario]
+            assert cell.provenance["kind"] == "recorded"
+            original = cassettes.cassette_path(ROOT / "cassettes", key, cell.scenario)
+            assert cassettes.response_body(cassettes.load(recorded.path)) == (
+                cassettes.response_body(cassettes.load(original))
+            ), recorded.path
+            assert cassettes.evidence_kind(recorded.path) == "recorded"
+            outcome = check_cell(accepted, provider, cell)
+            assert outcome.status == "pass", outcome.report()

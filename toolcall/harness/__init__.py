@@ -7,7 +7,9 @@ library itself never imports from here.
 from __future__ import annotations
 
 #: Modules the command needs that only the `harness` extra installs.
-_EXTRA_MODULES = frozenset({"yaml", "jsonschema", "vcr", "httpx", "pytest"})
+_EXTRA_MODULES = frozenset(
+    {"yaml", "jsonschema", "vcr", "httpx", "pytest", "ruamel", "ruamel.yaml"}
+)
 
 
 def main() -> int:

@@ -5,13 +5,17 @@ non-ASCII, which nobody can review, and its file persister writes with the local
 which fails under `LC_ALL=C` (both verified, see RECORDING-NOTES). So cassettes are written here:
 multi-line strings as literal blocks (one SSE line per line), UTF-8 always, and atomically (a
 temporary file renamed into place), so a failed write never leaves half a cassette. PyYAML falls
-back to a quoted scalar by itself when a literal block could not round-trip (`\\r\\n` bodies).
+back to a quoted scalar by itself when a literal block could not round-trip (`\\r\\n` bodies); it
+does not notice that a YAML reader turns NEL, LS and PS (U+0085, U+2028, U+2029) inside a literal
+block into line feeds, so a string holding one is written quoted here. Reading refuses anything
+but a mapping of plain YAML, as the typed `CassetteError`, so one bad file is one failing cell.
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
+import secrets
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,12 +27,24 @@ CASSETTE_FORMAT_VERSION = 1
 _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~10x faster
 
 
+#: Characters a YAML reader takes as line breaks inside a literal block (YAML 1.1, which PyYAML
+#: reads): a literal block would hand them back as `\\n`.
+_YAML_ONLY_BREAKS = ("\r", "\x85", "\u2028", "\u2029")
+
+
+class CassetteError(Exception):
+    """A cassette file that cannot be read as one; the message names the file and the reason."""
+
+
 class _ReadableDumper(yaml.SafeDumper):
     """Literal blocks for multi-line strings; everything else as PyYAML's safe dumper does."""
 
 
 def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in value else None
+    if any(c in value for c in _YAML_ONLY_BREAKS):
+        style: str | None = '"'  # the one style that escapes them (a single-quoted one folds them)
+    else:
+        style = "|" if "\n" in value else None
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
@@ -74,16 +90,29 @@ def dump(data: Any) -> str:
     return yaml.dump(data, Dumper=_ReadableDumper, allow_unicode=True, sort_keys=False, width=120)
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write `text` as UTF-8 to `path` through a temporary file and a rename."""
+#: Suffix of the temporary file a cassette is written to before its rename (git-ignored).
+TEMPORARY_SUFFIX = ".tmp"
+
+
+def write_atomically(path: Path, text: str, check: Callable[[Path], None] | None = None) -> None:
+    """Write `text` as UTF-8 to `path` through a temporary file and a rename.
+
+    `check` sees the temporary file before the rename and may raise to keep the old file: what
+    is judged is what will be on disk, not the string that was meant to get there. The file is
+    created with the process's umask, as any other file of the checkout is (a temporary-file
+    helper would make it private, which git then records for everyone).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    temporary = path.with_name(f".{path.name}.{secrets.token_hex(4)}{TEMPORARY_SUFFIX}")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
+        if check is not None:
+            check(temporary)
         os.replace(temporary, path)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        temporary.unlink(missing_ok=True)
         raise
 
 
@@ -128,7 +157,27 @@ def build(
 
 
 def load(path: Path) -> dict[str, Any]:
-    return CassetteSerializer.deserialize(path.read_text(encoding="utf-8"))
+    """The cassette at `path`; a file that is not one raises `CassetteError` naming it."""
+    try:
+        cassette = CassetteSerializer.deserialize(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise CassetteError(f"{path}: no such cassette") from None
+    except (yaml.YAMLError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
+        reason = " ".join(str(exc).split())
+        raise CassetteError(f"{path}: not a readable cassette: {reason}") from None
+    interactions = cassette.get("interactions")
+    if not (
+        isinstance(interactions, list)
+        and interactions
+        and all(
+            isinstance(i, dict)
+            and isinstance(i.get("request"), dict)
+            and isinstance(i.get("response"), dict)
+            for i in interactions
+        )
+    ):
+        raise CassetteError(f"{path}: not a cassette: no `interactions` with request and response")
+    return cassette
 
 
 def response_body(cassette: dict[str, Any]) -> bytes:
@@ -147,7 +196,7 @@ def evidence_kind(path: Path) -> str | None:
         return None
     try:
         metadata = load(path).get("metadata") or {}
-    except (yaml.YAMLError, ValueError):
+    except CassetteError:
         return None
     provenance = metadata.get("provenance") if isinstance(metadata, dict) else None
     kind = provenance.get("kind") if isinstance(provenance, dict) else None

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
 
 from toolcall import ProviderError, ToolCallError, TruncatedError, Turn
 from toolcall.schema import ToolSchemas
@@ -84,6 +85,10 @@ def check_cell(suite: Suite, provider: Provider, cell: Cell) -> Outcome:
     path = cassette_path(suite.cassettes, provider.key, cell.scenario)
     outcome = Outcome(provider.key, cell.scenario, "pass", note=_provenance(cell.provenance))
     findings = outcome.findings
+    if cell.provenance.get("kind") == "pending" and not path.is_file():
+        findings += _check_provenance(provider, cell, {})
+        outcome.status = "fail"
+        return outcome
     try:
         replayed = replay(path, provider.base_url, suite.request_body(provider, cell))
     except ReplayError as exc:
@@ -92,6 +97,7 @@ def check_cell(suite: Suite, provider: Provider, cell: Cell) -> Outcome:
         return outcome
     if replayed.provenance:
         outcome.note = _provenance(replayed.provenance)
+    findings += _check_provenance(provider, cell, replayed.provenance)
     if replayed.status != 200:
         findings.append(Finding("replay", "$.status", 200, replayed.status))
     body = replayed.body
@@ -117,11 +123,29 @@ def check_cell(suite: Suite, provider: Provider, cell: Cell) -> Outcome:
                     Finding("resplit", f"split[{label}]", "the same turn as whole", "different")
                 )
         outcome.diagnostics = sorted({d.code for d in whole.diagnostics})
-        findings += _check_output(suite, cell, whole)
+        findings += check_turn(suite, cell, whole)
     findings += _check_fingerprint(cell, body)
     if findings:
         outcome.status = "fail"
     return outcome
+
+
+def _check_provenance(provider: Provider, cell: Cell, recorded: dict[str, Any]) -> list[Finding]:
+    """The profile and the cassette must say the same thing about where the cassette came from:
+    a recording the profile does not know of is evidence nobody accepted yet."""
+    declared = cell.provenance.get("kind")
+    observed = recorded.get("kind")
+    if declared == observed:
+        return []
+    accept = f"make record PROVIDER={provider.key} SCENARIO={cell.scenario} ACCEPT=1"
+    if declared == "pending":
+        advice = f"not recorded yet: {accept}"
+    elif observed == "recorded":
+        advice = f"recorded, not accepted: record it again with {accept}"
+    else:
+        advice = f"a {observed} cassette: {accept}"
+    path = f"providers.{provider.key}.scenarios.{cell.scenario}.provenance.kind"
+    return [Finding("provenance", path, declared, advice)]
 
 
 def splits(body: bytes, *, seed: str) -> Iterator[tuple[str, list[bytes]]]:
@@ -162,16 +186,20 @@ def conformance_document(turn: Turn) -> dict[str, Any]:
     }
 
 
-def _check_output(suite: Suite, cell: Cell, turn: Turn) -> list[Finding]:
+def check_turn(suite: Suite, cell: Cell, turn: Turn) -> list[Finding]:
+    """What a turn gets wrong against its scenario: the output schema, the scenario's `expect`
+    (as `expect <path>: declared <the schema's rule>, observed <the value>`), the tools' own
+    parameter schemas, distinct ids. The recorder runs it before writing, the suite after."""
     found = [
         Finding("output-schema", error.json_path, "turn.schema.json", error.message)
         for error in _TURN_VALIDATOR.iter_errors(turn.to_dict())
     ]
     scenario = suite.scenarios[cell.scenario]
     document = conformance_document(turn)
+    errors = Draft202012Validator(scenario.expect).iter_errors(document)
     found += [
-        Finding("expect", error.json_path, f"scenarios.{cell.scenario}.expect", error.message)
-        for error in Draft202012Validator(scenario.expect).iter_errors(document)
+        Finding("expect", error.json_path, _rule(error), _observed(error))
+        for error in sorted(errors, key=lambda e: list(map(str, e.absolute_path)))
     ]
     tools = ToolSchemas(scenario.request["tools"])
     for call, arguments in zip(turn.tool_calls, turn.arguments, strict=False):
@@ -184,6 +212,25 @@ def _check_output(suite: Suite, cell: Cell, turn: Turn) -> list[Finding]:
     if len(ids) != len(set(ids)):
         found.append(Finding("distinct-ids", "$.tool_calls[*].id", "distinct ids", ids))
     return found
+
+
+_SIZES = ("minItems", "maxItems", "minProperties", "maxProperties")
+
+
+def _rule(error: ValidationError) -> dict[str, Any]:
+    """The part of the scenario's schema that failed, as the schema says it (`{'const': ...}`)."""
+    return {str(error.validator): error.validator_value}
+
+
+def _observed(error: ValidationError) -> Any:
+    """What the turn had there: a count for size rules, else the value (long ones shortened)."""
+    instance: Any = error.instance
+    if str(error.validator) in _SIZES:
+        return f"{len(instance)} item(s)"
+    if str(error.validator) == "contains":
+        return f"no item matches, among {len(instance)}"
+    text = repr(error.instance)
+    return instance if len(text) <= 120 else text[:117] + "..."
 
 
 def _check_fingerprint(cell: Cell, body: bytes) -> list[Finding]:
@@ -210,9 +257,13 @@ def check_recording(suite: Suite, recording: published.Recording) -> Outcome:
         f"{published.PUBLISHED}/{recording.stem}",
         "pass",
         note=f"published ({recording.origin}, {recording.provenance.get('model')})",
-        origin=recording.origin,
+        origin=recording.origin or "unknown",  # unreadable: the origin cannot be read either
     )
     findings = outcome.findings
+    if recording.problem is not None:
+        findings.append(Finding("replay", "$", "a readable recording", recording.problem))
+        outcome.status = "fail"
+        return outcome
     try:
         replayed = replay_own_request(recording.path)
     except ReplayError as exc:

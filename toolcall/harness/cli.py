@@ -14,11 +14,15 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import published, report
+from . import accept, published, report
 from .checks import check_cell, check_recording
-from .locate import suite_root
+from .locate import require_checkout, suite_root
 from .peers.external import DEFAULT_TIMEOUT
 from .profiles import ProfileError, Suite, load_suite
+from .record import DEFAULT_DEADLINE, DEFAULT_MAX_BYTES
+
+#: The commands that write into the suite (cassettes/, providers.yaml).
+WRITERS = ("record", "add-provider", "synthesize", "publish")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -45,12 +49,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     rec.add_argument(
         "--out", type=Path, help="write cassettes under this folder (default cassettes/)"
     )
-    rec.add_argument("--timeout", type=float, default=120.0, help="seconds per request")
+    rec.add_argument(
+        "--timeout", type=float, default=120.0, help="seconds a connection or one read may take"
+    )
+    rec.add_argument(
+        "--deadline",
+        type=float,
+        default=DEFAULT_DEADLINE,
+        help=f"seconds one cell may take in all, retries included (default {DEFAULT_DEADLINE:g})",
+    )
+    rec.add_argument(
+        "--max-bytes",
+        type=int,
+        default=DEFAULT_MAX_BYTES,
+        help=f"bytes one response may have (default {DEFAULT_MAX_BYTES})",
+    )
     rec.add_argument(
         "--skip-missing-keys",
         action="store_true",
         help="skip providers whose key variable is unset, saying so (for scheduled CI)",
     )
+    rec.add_argument(
+        "--accept",
+        action="store_true",
+        help="write what was observed into providers.yaml (quirks and provenance), comments kept",
+    )
+
+    add = commands.add_parser(
+        "add-provider", help="append a new provider's profile to providers.yaml, ready to record"
+    )
+    add.add_argument("name", help="the providers.yaml key, lower case (vllm, ollama...)")
+    add.add_argument("--base-url", required=True, help="the OpenAI-compatible base URL (.../v1)")
+    add.add_argument("--key-env", required=True, help="the variable holding its key")
+    add.add_argument("--model", required=True, help="the model every scenario asks for")
 
     mat = commands.add_parser(
         "matrix", help="run every assembler (ours and its peers) over every cassette, side by side"
@@ -67,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="NAME=COMMAND",
-        help="also run this program through the subprocess protocol (repeatable; see README)",
+        help="also run this program through the subprocess protocol (repeatable; docs/MATRIX.md)",
     )
     mat.add_argument(
         "--timeout",
@@ -123,13 +154,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = parser.parse_args(argv)
     try:
-        suite = load_suite(suite_root(args.root))
+        root = suite_root(args.root)
+        if args.command in WRITERS and not getattr(args, "out", None):
+            require_checkout(root, args.command)
+        suite = load_suite(root)
         if args.command == "conformance":
             return _conformance(suite, args.provider, args.scenario, args.markdown, args.json)
         if args.command == "matrix":
             return _matrix(suite, args)
         if args.command == "record":
             return _record(suite, args)
+        if args.command == "add-provider":
+            return _add_provider(suite, args)
         if args.command == "scan":
             return _scan(suite, args.paths or [suite.cassettes])
         if args.command == "publish":
@@ -156,7 +192,7 @@ def _conformance(
 ) -> int:
     outcomes = [check_cell(suite, p, c) for p, _s, c in suite.cells(provider, scenario)]
     if not scenario:
-        recordings = published.discover(suite.cassettes, provider)
+        recordings = published.discover(suite.cassettes, provider, keep_unreadable=True)
         outcomes += [check_recording(suite, r) for r in recordings]
     print(report.text(outcomes))
     if markdown:
@@ -206,39 +242,112 @@ def _matrix(suite: Suite, args: argparse.Namespace) -> int:
 
 
 def _record(suite: Suite, args: argparse.Namespace) -> int:
-    from .record import RecordError, RecordOptions, accept_yaml, record_cell
+    """Record the selected cells, one progress line each, then say what was checked.
+
+    A run that recorded nothing says so in a line that does not read as success (and, under
+    GitHub Actions, as a warning annotation): a gate that checked nothing must not look green.
+    """
+    import os
+    import time
+
+    from .record import Recorded, RecordError, RecordOptions, record_cell
 
     if args.base_url and not args.provider:
         print(
             "toolcall: --base-url needs --provider (one server plays one provider)", file=sys.stderr
         )
         return 2
-    options = RecordOptions(base_url=args.base_url, out_dir=args.out, timeout=args.timeout)
-    failed = drifted = 0
+    if args.accept and args.out:
+        print(
+            "toolcall: --accept writes providers.yaml for the cassettes under cassettes/; "
+            "it cannot go with --out",
+            file=sys.stderr,
+        )
+        return 2
+    options = RecordOptions(
+        base_url=args.base_url,
+        out_dir=args.out,
+        timeout=args.timeout,
+        deadline=args.deadline,
+        max_bytes=args.max_bytes,
+    )
+    todo, missing = [], []
     for provider, _scenario, cell in suite.cells(args.provider, args.scenario):
         if cell.not_applicable:
-            continue
-        if args.skip_missing_keys and not options.environ.get(provider.key_env):
-            print(f"skip {cell.id}: {provider.key_env} is not set")
-            continue
-        print(f"record {cell.id} ...", flush=True)
+            print(f"n/a  {cell.id}: {' '.join(cell.not_applicable.split())}")
+        elif args.skip_missing_keys and not options.environ.get(provider.key_env):
+            if provider.key_env not in missing:
+                missing.append(provider.key_env)
+                print(f"skip {provider.key}: {provider.key_env} is not set")
+        else:
+            todo.append((provider, cell))
+    runs: dict[str, list[Recorded]] = {}
+    failed: list[str] = []
+    for number, (provider, cell) in enumerate(todo, start=1):
+        print(f"[{number}/{len(todo)}] {cell.id} ...", end=" ", flush=True)
+        started = time.monotonic()
         try:
             recorded = record_cell(suite, provider, cell, options)
         except RecordError as exc:
-            failed += 1
-            print(f"FAIL {exc}", file=sys.stderr)
+            failed.append(cell.id)
+            print("failed", flush=True)
+            print(f"FAIL {exc}", file=sys.stderr, flush=True)
             continue
-        print(f"  wrote {recorded.path}")
-        print("  fingerprint: " + ", ".join(f"{k}={v!r}" for k, v in recorded.observed.items()))
-        if recorded.drift:
-            drifted += 1
-            print(f"DRIFT {cell.id}: the stream no longer matches the profile")
-            for quirk, want, got in recorded.drift:
-                print(f"  quirks.{quirk}: declared {want!r}, observed {got!r}")
-            print("  to accept it, merge into providers.yaml:")
-            print("\n".join(f"    {line}" for line in accept_yaml(recorded).splitlines()))
-    print(f"{failed} failed, {drifted} drifted")
-    return 1 if failed or drifted else 0
+        seconds = time.monotonic() - started
+        print(f"wrote {_shown(recorded.path, suite)} ({recorded.size} bytes, {seconds:.1f}s)")
+        runs.setdefault(provider.key, []).append(recorded)
+    drifted = [r for recorded in runs.values() for r in recorded if r.drift]
+    for recorded in drifted:
+        print(f"DRIFT {recorded.provider}/{recorded.scenario}: the stream differs from the profile")
+        for quirk, want, got in recorded.drift:
+            print(f"  quirks.{quirk}: declared {want!r}, observed {got!r}")
+    changes = [accept.plan(suite, suite.providers[key], found) for key, found in runs.items()]
+    if changes and args.accept:
+        accept.apply(suite.root / "providers.yaml", changes)
+        print(f"accepted into {_shown(suite.root / 'providers.yaml', suite)}:")
+        print(accept.as_yaml(changes).rstrip())
+    elif changes and not args.out:
+        print("to accept, record again with --accept (make record ... ACCEPT=1), or merge this")
+        print("into providers.yaml (null removes an override):")
+        print(accept.as_yaml(changes).rstrip())
+    if not todo:
+        why = f"no keys set: {', '.join(missing)}" if missing else "every selected cell is n/a"
+        warning = f"checked 0 providers ({why}); nothing was recorded or compared"
+        print(f"WARNING: {warning}")
+        if os.environ.get("GITHUB_ACTIONS") == "true":
+            print(f"::warning title=toolcall record::{warning}")
+        return 0 if missing else 2
+    cells = sum(len(found) for found in runs.values())
+    checked = sorted({provider.key for provider, _cell in todo})
+    print(
+        f"checked {len(checked)} provider(s) ({', '.join(checked)}): {cells} cell(s) recorded, "
+        f"{len(failed)} failed, {len(drifted)} drifted"
+        + (" (accepted)" if args.accept and drifted else "")
+        + (f"; skipped, no key: {', '.join(missing)}" if missing else "")
+    )
+    if failed:
+        return 1
+    return 1 if drifted and not args.accept else 0
+
+
+def _shown(path: Path, suite: Suite) -> str:
+    """A path relative to the suite when it is inside it (shorter in a terminal)."""
+    try:
+        return str(path.relative_to(suite.root))
+    except ValueError:
+        return str(path)
+
+
+def _add_provider(suite: Suite, args: argparse.Namespace) -> int:
+    from .add_provider import add_provider
+
+    path = add_provider(
+        suite, args.name, base_url=args.base_url, key_env=args.key_env, model=args.model
+    )
+    print(f"added providers.{args.name} to {path} (every scenario pending)")
+    print(f"now: {args.key_env}=... make record PROVIDER={args.name} ACCEPT=1")
+    print("and mark a scenario the server cannot do `not_applicable: <reason>`")
+    return 0
 
 
 def _write_json(path: Path, document: object) -> None:
@@ -331,6 +440,11 @@ def _synthesize(suite: Suite, provider: str | None, scenario: str | None) -> int
         kind = evidence_kind(kept)
         if kind not in (None, "synthesized"):
             print(f"kept {kept.relative_to(suite.root)}: it is {kind} evidence, never re-rendered")
+            if kind == "recorded" and cell.provenance.get("kind") != "recorded":
+                print(
+                    f"  providers.yaml does not say so yet: make record PROVIDER={prov.key} "
+                    f"SCENARIO={cell.scenario} ACCEPT=1"
+                )
     return 0
 
 

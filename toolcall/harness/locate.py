@@ -8,12 +8,19 @@ the wheel is built), so `toolcall conformance` and `toolcall matrix` run from an
 
 from __future__ import annotations
 
+import os
 from importlib import resources
 from pathlib import Path
 
 from .profiles import ProfileError
 
 MARKER = "providers.yaml"
+#: Names a checkout for every command, for a shell that is not inside one.
+ENVIRONMENT = "TOOLCALL_ROOT"
+HOW = (
+    f"point it at a checkout with `toolcall --root PATH ...` or {ENVIRONMENT}=PATH, or run it "
+    f"from inside one (a folder holding {MARKER})"
+)
 
 
 def packaged() -> Path | None:
@@ -22,13 +29,25 @@ def packaged() -> Path | None:
     return folder if (folder / MARKER).is_file() else None
 
 
-def suite_root(explicit: Path | None = None, start: Path | None = None) -> Path:
-    """`explicit` if given; else the nearest folder from `start` (default: here) upwards that
-    holds providers.yaml; else the packaged copy. Raises `ProfileError` saying how to get one."""
-    if explicit is not None:
-        if not (explicit / MARKER).is_file():
-            raise ProfileError(f"{explicit} holds no {MARKER}; --root names a toolcall checkout")
-        return explicit
+def suite_root(
+    explicit: Path | None = None, start: Path | None = None, environ: dict[str, str] | None = None
+) -> Path:
+    """`explicit` if given; else `TOOLCALL_ROOT`; else the nearest folder from `start` (default:
+    here) upwards that holds providers.yaml; else the packaged copy. Raises `ProfileError` saying
+    how to point it at one."""
+    env = os.environ if environ is None else environ
+    named = (
+        explicit
+        if explicit is not None
+        else Path(env[ENVIRONMENT])
+        if env.get(ENVIRONMENT)
+        else None
+    )
+    if named is not None:
+        if not (named / MARKER).is_file():
+            how = "--root" if explicit is not None else ENVIRONMENT
+            raise ProfileError(f"{named} holds no {MARKER}; {how} names a toolcall checkout")
+        return named
     here = (start or Path.cwd()).resolve()
     for folder in (here, *here.parents):
         if (folder / MARKER).is_file():
@@ -37,6 +56,16 @@ def suite_root(explicit: Path | None = None, start: Path | None = None) -> Path:
     if shipped is not None:
         return shipped
     raise ProfileError(
-        f"no suite here: run inside a toolcall checkout (a folder with {MARKER}), pass --root, "
-        "or install the package with its data: pip install 'toolcall[harness]'"
+        f"no toolcall suite in {here} or above: {HOW}; or install the package with its data: "
+        "pip install 'toolcall[harness]'"
     )
+
+
+def require_checkout(root: Path, command: str) -> None:
+    """Commands that write (record, accept, add-provider, synthesize, publish) need a checkout:
+    the copy shipped in the package is read-only evidence, and an edit there is lost."""
+    shipped = packaged()
+    if shipped is not None and root.resolve() == shipped.resolve():
+        raise ProfileError(
+            f"`toolcall {command}` writes to a checkout, not the installed copy: {HOW}"
+        )

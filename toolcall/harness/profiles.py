@@ -147,6 +147,14 @@ def load_suite(root: Path) -> Suite:
         cells = {}
         for name in scenarios:
             entry = declared[name]
+            kind = entry.get("provenance", {}).get("kind")
+            if kind == "synthesized" and "synthesis" not in raw:
+                raise ProfileError(
+                    f"providers.yaml: providers.{key}.scenarios.{name}: provenance says "
+                    f"synthesized, but providers.{key} has no `synthesis` block to render it "
+                    f"from; record it (make record PROVIDER={key} SCENARIO={name} ACCEPT=1) or "
+                    "mark it `not_applicable` with the reason"
+                )
             cells[name] = Cell(
                 provider=key,
                 scenario=name,

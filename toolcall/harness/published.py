@@ -52,6 +52,8 @@ class Recording:
     expected_path: Path
     provenance: dict[str, Any]
     expected: dict[str, Any]
+    #: why the recording or its expectation cannot be read (then the two above are empty)
+    problem: str | None = None
 
     @property
     def id(self) -> str:
@@ -62,14 +64,27 @@ class Recording:
         return str(self.provenance.get("origin", ""))
 
 
-def discover(cassettes_root: Path, provider: str | None = None) -> list[Recording]:
-    """Every published recording under `cassettes_root`, sorted by provider then name."""
+def discover(
+    cassettes_root: Path, provider: str | None = None, *, keep_unreadable: bool = False
+) -> list[Recording]:
+    """Every published recording under `cassettes_root`, sorted by provider then name.
+
+    A malformed one raises `PublishedError`, or with `keep_unreadable` comes back with its
+    `problem` set: conformance reports it as one failing recording and checks the rest.
+    """
     found = []
     for path in sorted(cassettes_root.glob(f"*/{PUBLISHED}/*.yaml")):
         key = path.parent.parent.name
         if provider is not None and key != provider:
             continue
-        found.append(load(key, path))
+        try:
+            found.append(load(key, path))
+        except PublishedError as exc:
+            if not keep_unreadable:
+                raise
+            stem = path.name.removesuffix(".yaml")
+            expected = path.with_name(stem + EXPECTED_SUFFIX)
+            found.append(Recording(key, stem, path, expected, {}, {}, problem=str(exc)))
     return found
 
 
@@ -77,8 +92,8 @@ def load(provider: str, path: Path) -> Recording:
     """Read one published cassette and its expectation; both must be well-formed."""
     try:
         cassette = cassettes.load(path)
-    except Exception as exc:  # a YAML error is reported as this file's problem, not a traceback
-        raise PublishedError(f"{path}: not a readable cassette: {exc}") from None
+    except cassettes.CassetteError as exc:  # this file's problem, never a traceback
+        raise PublishedError(str(exc)) from None
     metadata = cassette.get("metadata") or {}
     provenance = metadata.get("provenance") if isinstance(metadata, dict) else None
     if not isinstance(provenance, dict) or provenance.get("kind") != PUBLISHED:

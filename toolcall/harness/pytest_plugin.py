@@ -124,7 +124,7 @@ def _parametrize_recordings(metafunc: pytest.Metafunc) -> None:
         suite = _suite(config)
         try:
             recordings = published.discover(
-                suite.cassettes, config.getoption("--toolcall-provider")
+                suite.cassettes, config.getoption("--toolcall-provider"), keep_unreadable=True
             )
         except published.PublishedError as exc:
             raise pytest.UsageError(str(exc)) from None

@@ -1,16 +1,19 @@
 """Record fresh cassettes from a live provider, safely.
 
 The request goes out through httpx with the user's key; the cassette is written only after the
-whole stream arrived, assembled without error and was scrubbed, and then atomically, so a 401, a
-rate limit, a timeout or a stream cut off mid-call leaves the previous cassette exactly as it was.
-Recording does not go through vcrpy: vcrpy would buffer the same bytes, but its filters do not
-touch response headers and it writes whatever the server sent, while here every byte that reaches
-the disk has passed the allow-lists in `secrets`. The cassette it writes is a vcrpy cassette all
-the same, replayed by the suite through vcrpy.
+whole stream arrived within its bounds (a total deadline and a size cap: a server that streams
+forever, or sends a keep-alive every few seconds, must not hold the recorder or fill the disk),
+assembled into a finished turn that meets the scenario's expectation (a wrong tool or a missing
+parallel call is the recording's fault, said before anything is written), and was scrubbed by
+structure (`scrub`). The file is then written through a temporary file that must load back to
+exactly the cassette meant and replay through vcrpy before it is renamed into place, so a 401, a
+rate limit, a cut stream or a cassette YAML would read differently leaves the previous cassette
+exactly as it was. Recording does not go through vcrpy: its filters do not touch response headers
+and it writes whatever the server sent, while here every byte that reaches the disk has passed
+the allow-lists. The cassette it writes is a vcrpy cassette all the same.
 
-After writing, the new stream's fingerprint is compared with the profile: drift is printed with
-the exact YAML that would accept it, and the command fails, because a provider that changed how it
-streams is exactly what the CI gate exists to catch.
+The new stream's fingerprint is returned with the drift against the profile; what to do with it
+(print it as YAML, or apply it to providers.yaml) is `accept`'s job.
 """
 
 from __future__ import annotations
@@ -29,10 +32,17 @@ import httpx
 
 import toolcall
 
-from . import cassettes, fingerprint, secrets
+from . import cassettes, fingerprint, scrub, secrets
+from .checks import check_turn
 from .profiles import Cell, Provider, Suite
+from .replay import ReplayError, replay
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+#: Defaults for one cell: a real provider streams a scenario in seconds and in kilobytes.
+DEFAULT_DEADLINE = 300.0
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+#: How much of an error body is read at most (it is cut to `scrub.DETAIL_LENGTH` when printed).
+ERROR_BODY_LIMIT = 64 * 1024
 
 
 class RecordError(Exception):
@@ -44,15 +54,24 @@ class Recorded:
     provider: str
     scenario: str
     path: Path
+    size: int
     drift: list[tuple[str, Any, Any]] = field(default_factory=list)
+    #: quirk -> value for every quirk the stream could show (`id_pattern` suggested from its ids).
     observed: dict[str, Any] = field(default_factory=dict)
+    #: the calls' ids, which a declared `id_pattern` may match though it is not the suggestion
+    ids: list[str] = field(default_factory=list)
 
 
 @dataclass
 class RecordOptions:
     base_url: str | None = None
     out_dir: Path | None = None
+    #: seconds a connection or one read may take
     timeout: float = 120.0
+    #: seconds the whole cell may take, retries included
+    deadline: float = DEFAULT_DEADLINE
+    #: bytes a response body may have
+    max_bytes: int = DEFAULT_MAX_BYTES
     attempts: int = 3
     backoff: float = 1.0
     environ: Mapping[str, str] = field(default_factory=lambda: os.environ)
@@ -70,56 +89,83 @@ def record_cell(suite: Suite, provider: Provider, cell: Cell, options: RecordOpt
     key = options.environ.get(provider.key_env, "")
     if not key:
         raise RecordError(f"{where}: set {provider.key_env} to record {provider.name}")
-    url = f"{base_url_for(provider, options)}/chat/completions"
-    request_body = suite.request_body(provider, cell)
-    status, reason, headers, body = _post(where, url, key, request_body, options)
-    known = [
+    keys = [
         key,
         *secrets.key_values([p.key_env for p in suite.providers.values()], options.environ),
     ]
+    base = base_url_for(provider, options)
+    request_body = suite.request_body(provider, cell)
+    status, reason, headers, body = _post(where, scrub.chat_url(base), key, request_body, options)
     text = _decode(where, body)
     try:
-        toolcall.assemble(body)
+        turn = toolcall.assemble(body)
     except toolcall.ToolCallError as exc:
+        detail = scrub.printable(str(exc), keys)
         raise RecordError(
-            f"{where}: the stream is not a complete turn, nothing written: {exc}"
+            f"{where}: the stream is not a complete turn, nothing written: {detail}"
         ) from None
+    wrong = check_turn(suite, cell, turn)
+    if wrong:
+        lines = "\n  ".join(scrub.printable(f.line(), keys) for f in wrong)
+        raise RecordError(
+            f"{where}: the turn does not meet scenarios.{cell.scenario}.expect, nothing written "
+            f"(a scenario the model or server cannot do is `not_applicable` with the reason):\n  "
+            + lines
+        )
+    recorded_base = scrub.redact(scrub.url(base), keys)
     cassette = cassettes.build(
-        uri=secrets.redact(secrets.redact_uri(url), known),
-        request_body=secrets.redact(json.dumps(request_body, ensure_ascii=False), known),
+        uri=scrub.chat_url(recorded_base),
+        # The request is ours, built from scenarios.yaml: it is never searched for the key.
+        request_body=json.dumps(request_body, ensure_ascii=False),
         request_headers=cassettes.request_headers(),
         status=status,
         reason=reason,
-        response_headers=secrets.keep_headers(headers, secrets.RESPONSE_HEADERS),
-        response_body=secrets.redact(text, known),
+        response_headers={
+            name: [scrub.redact(value, keys) for value in values]
+            for name, values in scrub.keep_headers(headers, scrub.RESPONSE_HEADERS).items()
+        },
+        response_body=scrub.redact(text, keys),
     )
-    cassette["metadata"] = {"provenance": _provenance(cell, url, provider)}
+    cassette["metadata"] = {"provenance": _provenance(cell, recorded_base, provider)}
     serialized = cassettes.dump(cassette)
-    leaks = secrets.scan_text(serialized, Path(where), known)
+    leaks = secrets.scan_text(serialized, Path(where), keys)
     if leaks:
         raise RecordError(f"{where}: scrubbing left {leaks[0].kind} in the cassette; not written")
     root = options.out_dir or suite.cassettes
     path = cassettes.cassette_path(root, provider.key, cell.scenario)
-    cassettes.write_atomically(path, serialized)
+
+    def loads_back_and_replays(temporary: Path) -> None:
+        _verify(where, temporary, cassette, recorded_base, request_body)
+
+    cassettes.write_atomically(path, serialized, check=loads_back_and_replays)
     observed = fingerprint.observe(body)
-    drift = fingerprint.compare(cell.quirks, observed)
     seen = {k: v for k, v in observed.quirks.items() if v is not None}
-    if observed.ids:
+    if any(observed.ids):
         seen["id_pattern"] = fingerprint.suggest_pattern(observed.ids)
-    return Recorded(provider.key, cell.scenario, path, drift, seen)
+    drift = fingerprint.compare(cell.quirks, observed)
+    ids = [i for i in observed.ids if i]
+    return Recorded(provider.key, cell.scenario, path, len(body), drift, seen, ids)
 
 
-def accept_yaml(recorded: Recorded) -> str:
-    """The providers.yaml change that would accept the drift found in one recording."""
-    lines = [
-        "providers:",
-        f"  {recorded.provider}:",
-        "    scenarios:",
-        f"      {recorded.scenario}:",
-        "        quirks:",
-    ]
-    lines += [f"          {quirk}: {json.dumps(got)}" for quirk, _want, got in recorded.drift]
-    return "\n".join(lines)
+def _verify(
+    where: str,
+    temporary: Path,
+    cassette: dict[str, Any],
+    base_url: str,
+    request_body: dict[str, Any],
+) -> None:
+    """The file about to be renamed into place reads back as the cassette and replays its body."""
+    try:
+        loaded = cassettes.load(temporary)
+        replayed = replay(temporary, base_url, request_body)
+    except (cassettes.CassetteError, ReplayError) as exc:
+        raise RecordError(
+            f"{where}: the written cassette does not replay ({exc}); not written"
+        ) from None
+    if loaded != cassette:
+        raise RecordError(f"{where}: the written cassette reads back differently; not written")
+    if replayed.body != cassettes.response_body(cassette):
+        raise RecordError(f"{where}: the written cassette replays other bytes; not written")
 
 
 def _post(
@@ -127,6 +173,7 @@ def _post(
 ) -> tuple[int, str, list[tuple[str, str]], bytes]:
     headers = {"Authorization": f"Bearer {key}", "Accept": "text/event-stream"}
     timeout = httpx.Timeout(options.timeout, connect=min(options.timeout, 15.0))
+    deadline = time.monotonic() + options.deadline
     for attempt in range(1, options.attempts + 1):
         try:
             with (
@@ -135,17 +182,19 @@ def _post(
             ):
                 status = response.status_code
                 if status == 200:
-                    data = b"".join(response.iter_bytes())
+                    data = _read(where, response, options.max_bytes, deadline, options.deadline)
                     return status, response.reason_phrase, list(response.headers.items()), data
-                detail = secrets.redact(response.read().decode("utf-8", "replace")[:300], [key])
+                raw = _read_some(response, ERROR_BODY_LIMIT, deadline)
+                detail = scrub.printable(raw.decode("utf-8", "replace"), [key])
                 retry_after = response.headers.get("retry-after", "")
         except httpx.TimeoutException:
             raise RecordError(
                 f"{where}: timed out after {options.timeout:g}s; nothing written"
             ) from None
         except httpx.HTTPError as exc:
+            message = scrub.printable(str(exc).replace(url, scrub.url(url)), [key])
             raise RecordError(
-                f"{where}: request failed ({type(exc).__name__}: {exc}); nothing written"
+                f"{where}: request failed ({type(exc).__name__}: {message}); nothing written"
             ) from None
         if status in (401, 403):
             raise RecordError(f"{where}: HTTP {status}: the key was refused: {detail}")
@@ -156,8 +205,44 @@ def _post(
         delay = options.backoff * 2 ** (attempt - 1)
         if retry_after.isdigit():
             delay = min(max(delay, float(retry_after)), 60.0)
+        if time.monotonic() + delay > deadline:
+            raise RecordError(
+                f"{where}: HTTP {status}, and no time left for a retry within the "
+                f"{options.deadline:g}s deadline; nothing written: {detail}"
+            )
         options.sleep(delay)
     raise AssertionError("unreachable: the loop returns or raises")
+
+
+def _read(
+    where: str, response: httpx.Response, limit: int, deadline: float, seconds: float
+) -> bytes:
+    """The whole body, or a `RecordError` once it passes `limit` bytes or the deadline."""
+    pieces, size = [], 0
+    for piece in response.iter_bytes():
+        size += len(piece)
+        if size > limit:
+            raise RecordError(
+                f"{where}: the body passed {limit} bytes (--max-bytes); nothing written"
+            )
+        if time.monotonic() > deadline:
+            raise RecordError(
+                f"{where}: the stream did not end within the {seconds:g}s deadline "
+                "(--deadline); nothing written"
+            )
+        pieces.append(piece)
+    return b"".join(pieces)
+
+
+def _read_some(response: httpx.Response, limit: int, deadline: float) -> bytes:
+    """At most `limit` bytes of an error body: enough to say what went wrong."""
+    pieces, size = [], 0
+    for piece in response.iter_bytes():
+        pieces.append(piece)
+        size += len(piece)
+        if size >= limit or time.monotonic() > deadline:
+            break
+    return b"".join(pieces)[:limit]
 
 
 def _decode(where: str, body: bytes) -> str:
@@ -167,7 +252,7 @@ def _decode(where: str, body: bytes) -> str:
         raise RecordError(f"{where}: the body is not UTF-8 ({exc}); nothing written") from None
 
 
-def _provenance(cell: Cell, url: str, provider: Provider) -> dict[str, Any]:
+def _provenance(cell: Cell, recorded_base: str, provider: Provider) -> dict[str, Any]:
     import vcr
 
     provenance: dict[str, Any] = {
@@ -181,6 +266,6 @@ def _provenance(cell: Cell, url: str, provider: Provider) -> dict[str, Any]:
             "python": platform.python_version(),
         },
     }
-    if not url.startswith(provider.base_url):
-        provenance["base_url"] = secrets.redact_uri(url.rsplit("/chat/completions", 1)[0])
+    if recorded_base != provider.base_url:
+        provenance["base_url"] = recorded_base
     return provenance

@@ -22,7 +22,8 @@ import httpx
 import vcr
 from vcr.errors import CannotOverwriteExistingCassetteException
 
-from .cassettes import CassetteSerializer, Utf8Persister, load
+from .cassettes import CassetteError, CassetteSerializer, Utf8Persister, load
+from .scrub import chat_url
 
 MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")
 
@@ -94,9 +95,9 @@ def replay(path: Path, base_url: str, body: dict[str, Any]) -> Replayed:
         raise ReplayError(f"no cassette at {path}")
     # vcrpy's own metadata accessor refuses, in record mode "none", a key a cassette lacks, so the
     # provenance is read from the file here (the C YAML loader makes the second parse cheap).
-    metadata = load(path).get("metadata") or {}
+    metadata = _load(path).get("metadata") or {}
     provenance = (metadata.get("provenance") or {}) if isinstance(metadata, dict) else {}
-    url = f"{(provenance.get('base_url') or base_url).rstrip('/')}/chat/completions"
+    url = chat_url(str(provenance.get("base_url") or base_url))
     return _post(path, url, json.dumps(body).encode("utf-8"), provenance)
 
 
@@ -109,13 +110,20 @@ def replay_own_request(path: Path) -> Replayed:
     """
     if not path.is_file():
         raise ReplayError(f"no cassette at {path}")
-    cassette = load(path)
+    cassette = _load(path)
     request = cassette["interactions"][0]["request"]
     metadata = cassette.get("metadata") or {}
     provenance = (metadata.get("provenance") or {}) if isinstance(metadata, dict) else {}
     body = request["body"]
     data = body if isinstance(body, bytes) else str(body).encode("utf-8")
     return _post(path, str(request["uri"]), data, provenance)
+
+
+def _load(path: Path) -> dict[str, Any]:
+    try:
+        return load(path)
+    except CassetteError as exc:
+        raise ReplayError(str(exc)) from None
 
 
 def _post(path: Path, url: str, data: bytes, provenance: dict[str, Any]) -> Replayed:

@@ -1,12 +1,12 @@
-"""Find and remove secrets: what keeps an API key out of a committed cassette.
+"""Find secrets: the last line of defence between an API key and a committed file.
 
-Scrubbing is an allow-list plus a replacement. A cassette keeps only `cassettes.request_headers()`
-of the request (so authorization, api-key, x-api-key, x-goog-api-key, openai-organization,
-openai-project, cookies and x-stainless-* never reach it) and only `RESPONSE_HEADERS` of the
-response; every known key value is replaced anywhere in the interaction, because providers echo
-keys in error bodies and gateways put them in URLs. The scanner is the last line of defence, run
-by `make test` over every cassette: it knows the shapes of the keys of the providers we cover,
-bearer tokens and JWTs, and any value held by a key variable in the current environment.
+`make test` and `make record` scan every cassette with it. It knows the shapes of the keys of the
+providers we cover and of common others (OpenAI and its look-alikes `sk-`, xAI, Google `AIza` and
+OAuth `ya29.`, Groq `gsk_`, Zhipu's `id.secret`), credentials in a header's form (`Bearer`,
+`Basic`, any case), in a URL's userinfo, or assigned to a key-like name (`api_key=`, `"token":`;
+this is how a UUID-shaped Volcengine Ark key is told from a chunk id, which is a UUID too), JWTs,
+and the value of every key variable set in the environment. Each line is also read with its JSON
+escapes undone, because a provider may echo a key as `sk\\u002dproj...`.
 """
 
 from __future__ import annotations
@@ -16,23 +16,32 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-PLACEHOLDER = "<API_KEY>"
+from .scrub import key_pattern, searchable
 
-#: Response headers a replay needs; vcrpy's header filters never touch responses, so this list
-#: is what keeps set-cookie, organisation ids and request ids out of cassettes.
-RESPONSE_HEADERS = ("content-type",)
-#: Query parameters that carry keys (Gemini's native API accepts ?key=).
-SECRET_QUERY_PARAMETERS = ("key", "api_key", "api-key", "access_token")
+_VALUE = r"(?!<API_KEY>|<REDACTED>)[A-Za-z0-9._~+/=-]{16,}"
 
 PATTERNS: dict[str, re.Pattern[str]] = {
     "openai-key": re.compile(r"sk-[A-Za-z0-9_-]{20,}"),
     "xai-key": re.compile(r"xai-[A-Za-z0-9]{32,}"),
     "google-key": re.compile(r"AIza[0-9A-Za-z_-]{30,}"),
-    "bearer-token": re.compile(r"Bearer\s+(?!<API_KEY>)[A-Za-z0-9._~+/=-]{16,}"),
+    "google-oauth-token": re.compile(r"ya29\.[0-9A-Za-z_-]{20,}"),
+    "groq-key": re.compile(r"gsk_[A-Za-z0-9]{20,}"),
+    "zhipu-key": re.compile(r"\b[0-9a-f]{32}\.[A-Za-z0-9]{16}\b"),
+    "bearer-token": re.compile(r"(?i:bearer)\s+" + _VALUE),
+    "basic-credentials": re.compile(
+        r"\b(?i:basic)\s+(?=[A-Za-z0-9+/]*[A-Z][A-Za-z0-9+/]*[A-Z])(?=[A-Za-z0-9+/]*[a-z])"
+        r"[A-Za-z0-9+/]{12,}={0,2}"
+    ),
+    "url-credentials": re.compile(r"\b[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@"),
+    "assigned-credential": re.compile(
+        r"(?i:api[_-]?key|access[_-]?token|token|secret|password|subscription[_-]?key)"
+        r"[\"']?\s*[:=]\s*[\"']?" + _VALUE
+    ),
     "jwt": re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
 }
+
+_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\/")
 
 
 @dataclass(frozen=True)
@@ -47,17 +56,38 @@ class Hit:
 
 
 def key_values(variables: Iterable[str], environ: Mapping[str, str] | None = None) -> list[str]:
-    """The values of the given key variables that are set (and long enough to be keys)."""
+    """The values of the given key variables that are set and long enough to be keys."""
     env = os.environ if environ is None else environ
-    return [env[name] for name in variables if len(env.get(name, "")) >= 8]
+    return searchable(env.get(name, "") for name in variables)
+
+
+def unescape(line: str) -> str:
+    """`line` with JSON's `\\uXXXX` and `\\/` escapes undone (everything else left alone)."""
+    return _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)) if m.group(1) else "/", line)
+
+
+def kinds(line: str) -> list[str]:
+    """The kinds of secret `line` looks like it holds, as written or with JSON escapes undone."""
+    forms = {line, unescape(line)}
+    return [kind for kind, rx in PATTERNS.items() if any(rx.search(form) for form in forms)]
+
+
+def mask(text: str) -> str:
+    """`text` with everything that looks like a secret replaced (for messages, not cassettes)."""
+    text = unescape(text)
+    for rx in PATTERNS.values():
+        text = rx.sub("<REDACTED>", text)
+    return text
 
 
 def scan_text(text: str, path: Path, known: Iterable[str] = ()) -> list[Hit]:
     hits = []
-    values = [v for v in known if v]
+    values = searchable(known)
     for number, line in enumerate(text.splitlines(), start=1):
-        hits += [Hit(path, number, kind) for kind, rx in PATTERNS.items() if rx.search(line)]
-        hits += [Hit(path, number, "configured key value") for v in values if v in line]
+        hits += [Hit(path, number, kind) for kind in kinds(line)]
+        hits += [
+            Hit(path, number, "configured key value") for v in values if key_pattern(v).search(line)
+        ]
     return hits
 
 
@@ -70,33 +100,3 @@ def scan(paths: Iterable[Path], known: Iterable[str] = ()) -> list[Hit]:
         for file in files:
             hits += scan_text(file.read_text(encoding="utf-8", errors="replace"), file, known)
     return hits
-
-
-def redact(text: str, secrets: Iterable[str]) -> str:
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, PLACEHOLDER)
-    return text
-
-
-def redact_uri(uri: str) -> str:
-    parts = urlsplit(uri)
-    if not parts.query:
-        return uri
-    query = [
-        (k, PLACEHOLDER if k.lower() in SECRET_QUERY_PARAMETERS else v)
-        for k, v in parse_qsl(parts.query, keep_blank_values=True)
-    ]
-    return urlunsplit(parts._replace(query=urlencode(query, safe="<>")))
-
-
-def keep_headers(
-    headers: Iterable[tuple[str, str]], allowed: Iterable[str]
-) -> dict[str, list[str]]:
-    """Only the allowed headers, in vcrpy's layout (name -> list of values)."""
-    allow = {name.lower() for name in allowed}
-    kept: dict[str, list[str]] = {}
-    for name, value in headers:
-        if name.lower() in allow:
-            kept.setdefault(name.lower(), []).append(value)
-    return kept

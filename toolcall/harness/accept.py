@@ -1,0 +1,226 @@
+"""What a recording run observed, as a change to providers.yaml: printed as YAML, or applied.
+
+One provider-level block plus the per-scenario overrides that really differ, never one suggestion
+per scenario: a provider that changed its wire changed it everywhere. The provider-level value is
+what most recorded scenarios showed, and it moves only when the run recorded every applicable
+scenario of the provider; a partial run (one `SCENARIO=`) would otherwise change the declaration
+under cassettes it never looked at, so its differences stay per-scenario overrides. An override
+equal to the provider-level value is removed. A quirk the profile does not list yet is declared
+only by a complete run, and only when none of the provider's published recordings contradicts it
+(profiles leave a quirk out on purpose where the evidence varies); a partial run declares nothing
+new, since one cassette is thin evidence. Each recorded scenario's `provenance` becomes
+`{kind: recorded, date, model}`, so the profile, the cassette's own metadata and the report agree.
+
+Applying goes through `roundtrip` (ruamel.yaml), which keeps providers.yaml's comments, key
+order, quoting and flow style. The printed form is the same change as valid YAML, merged by hand
+where `--accept` is not wanted; `null` there means "remove this override".
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from . import fingerprint, roundtrip
+from .profiles import Provider, Suite
+from .record import Recorded
+
+RECORDED = "recorded"
+
+
+@dataclass
+class Change:
+    """The change to one provider's profile."""
+
+    provider: str
+    #: quirk -> new provider-level value
+    quirks: dict[str, Any] = field(default_factory=dict)
+    #: scenario -> quirk -> value, or None to remove that scenario's override
+    overrides: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: scenario -> its new provenance
+    provenance: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: quirk -> the scenarios whose recordings show the provider-level value
+    shown_by: dict[str, list[str]] = field(default_factory=dict)
+
+
+def plan(suite: Suite, provider: Provider, recorded: Iterable[Recorded]) -> Change:
+    """The change that makes `provider`'s profile say what `recorded` observed."""
+    runs = {r.scenario: r for r in recorded}
+    applicable = [s for s, c in provider.cells.items() if c.not_applicable is None]
+    complete = all(s in runs for s in applicable)
+    change = Change(provider.key)
+    date = datetime.now(timezone.utc).strftime("%Y-%m-%d")
+    for scenario in runs:
+        cell = provider.cells[scenario]
+        change.provenance[scenario] = {"kind": RECORDED, "date": date, "model": cell.model}
+    declared_overrides = _declared_overrides(provider)
+    published_views = _published_views(suite, provider) if complete else []
+    for quirk in fingerprint.ORDER:
+        seen = {s: _seen(provider, r, quirk) for s, r in runs.items() if quirk in r.observed}
+        if not seen:
+            continue
+        level = provider.quirks.get(quirk)
+        if complete and quirk not in provider.quirks:
+            level = _majority(seen, None)
+            if any(fingerprint.shows(o, quirk, level) is False for o in published_views):
+                continue  # the published evidence disagrees: it stays undeclared, as it was
+        if complete:
+            level = _majority(seen, level)
+            if quirk not in provider.quirks or provider.quirks[quirk] != level:
+                change.quirks[quirk] = level
+            change.shown_by[quirk] = [s for s, v in seen.items() if v == level]
+        for scenario, value in seen.items():
+            if not complete and quirk not in provider.cells[scenario].quirks:
+                continue  # a partial run declares nothing new: one cassette is thin evidence
+            override = declared_overrides.get(scenario, {})
+            if (quirk in provider.quirks or quirk in change.quirks) and value == level:
+                if quirk in override:
+                    change.overrides.setdefault(scenario, {})[quirk] = None
+                continue
+            if override.get(quirk, _MISSING) != value:
+                change.overrides.setdefault(scenario, {})[quirk] = value
+    return change
+
+
+_MISSING = object()
+
+
+def _majority(seen: dict[str, Any], current: Any) -> Any:
+    """The value most scenarios showed; the current declaration wins a tie."""
+    counts = Counter(_hashable(v) for v in seen.values())
+    best = max(counts.values())
+    winners = [v for v in seen.values() if counts[_hashable(v)] == best]
+    return current if any(v == current for v in winners) else winners[0]
+
+
+def _published_views(suite: Suite, provider: Provider) -> list[fingerprint.Observed]:
+    """The fingerprints of the provider's published recordings, framing blanked where the
+    source could not show it (one JSON chunk per line)."""
+    from . import cassettes, published
+
+    views = []
+    for recording in published.discover(suite.cassettes, provider.key):
+        observed = fingerprint.observe(cassettes.response_body(cassettes.load(recording.path)))
+        if not published.shows_framing(recording.provenance):
+            observed.quirks.update(dict.fromkeys(fingerprint.FRAMING))
+        views.append(observed)
+    return views
+
+
+def _seen(provider: Provider, run: Recorded, quirk: str) -> Any:
+    """What a run shows for `quirk`; for `id_pattern`, the declared pattern when it matches every
+    id (the suggestion is only one of the patterns that would)."""
+    if quirk == "id_pattern":
+        declared = provider.cells[run.scenario].quirks.get(quirk)
+        if declared and all(re.fullmatch(declared, i) for i in run.ids):
+            return declared
+    return run.observed[quirk]
+
+
+def _hashable(value: Any) -> Any:
+    return repr(value)
+
+
+def _declared_overrides(provider: Provider) -> dict[str, dict[str, Any]]:
+    """scenario -> quirk -> value of the overrides providers.yaml declares today."""
+    return {
+        scenario: {q: v for q, v in cell.quirks.items() if provider.quirks.get(q, _MISSING) != v}
+        for scenario, cell in provider.cells.items()
+    }
+
+
+def _entry(value: Any, scenarios: list[str]) -> dict[str, Any]:
+    return {"value": value, "evidence": RECORDED, "cassettes": scenarios}
+
+
+def document(changes: Iterable[Change]) -> dict[str, Any]:
+    """The changes as the part of providers.yaml they touch (plain data)."""
+    providers: dict[str, Any] = {}
+    for change in changes:
+        block: dict[str, Any] = {}
+        if change.quirks:
+            block["quirks"] = {
+                q: _entry(v, change.shown_by.get(q, [])) for q, v in change.quirks.items()
+            }
+        scenarios: dict[str, Any] = {}
+        for scenario, provenance in change.provenance.items():
+            entry: dict[str, Any] = {}
+            overrides = change.overrides.get(scenario, {})
+            if overrides:
+                entry["quirks"] = {
+                    q: None if v is None else _entry(v, [scenario]) for q, v in overrides.items()
+                }
+            entry["provenance"] = provenance
+            scenarios[scenario] = entry
+        block["scenarios"] = scenarios
+        providers[change.provider] = block
+    return {"providers": providers}
+
+
+def as_yaml(changes: Iterable[Change]) -> str:
+    """The change as YAML to merge into providers.yaml (`null`: remove that override)."""
+    return roundtrip.dump(_flow_leaves(document(changes)))
+
+
+def apply(path: Path, changes: Iterable[Change]) -> None:
+    """Write the changes into providers.yaml at `path`, keeping everything else as it was."""
+    doc = roundtrip.load(path)
+    for change in changes:
+        profile = doc["providers"][change.provider]
+        if change.quirks:
+            quirks = profile["quirks"]
+            quirks.fa.set_block_style()
+            for quirk, value in change.quirks.items():
+                quirks[quirk] = roundtrip.flow(_entry(value, change.shown_by.get(quirk, [])))
+            _sort(quirks)
+        for scenario, provenance in change.provenance.items():
+            entry = profile["scenarios"][scenario]
+            entry.fa.set_block_style()
+            overrides = change.overrides.get(scenario, {})
+            if overrides:
+                if "quirks" not in entry:
+                    entry.insert(_before(entry, "provenance"), "quirks", roundtrip.block())
+                quirks = entry["quirks"]
+                quirks.fa.set_block_style()
+                for quirk, value in overrides.items():
+                    if value is None:
+                        quirks.pop(quirk, None)
+                    else:
+                        quirks[quirk] = roundtrip.flow(_entry(value, [scenario]))
+                _sort(quirks)
+                if not quirks:
+                    del entry["quirks"]
+            entry["provenance"] = roundtrip.flow(provenance)
+    roundtrip.save(path, doc)
+
+
+def _flow_leaves(data: dict[str, Any]) -> Any:
+    """Quirk entries and provenances as one-line flow maps, the way providers.yaml writes them."""
+    node = roundtrip.block()
+    for key, value in data.items():
+        if isinstance(value, dict) and ("value" in value or "kind" in value):
+            node[key] = roundtrip.flow(value)
+        elif isinstance(value, dict):
+            node[key] = _flow_leaves(value)
+        else:
+            node[key] = value
+    return node
+
+
+def _sort(quirks: Any) -> None:
+    """Quirks in the vocabulary's order, as every profile lists them."""
+    order = {name: i for i, name in enumerate(fingerprint.ORDER)}
+    items = sorted(quirks.items(), key=lambda kv: order.get(kv[0], len(order)))
+    for key, _value in items:
+        value = quirks.pop(key)
+        quirks[key] = value
+
+
+def _before(entry: Any, key: str) -> int:
+    keys = list(entry)
+    return keys.index(key) if key in keys else len(keys)
