@@ -20,7 +20,7 @@ from ._assembler import Assembler
 from ._errors import ProviderError, StreamError, ToolCallError, UsageError, shown
 from ._events import Event, ReasoningDelta, TextDelta
 from ._json import Loads, Refused
-from ._templates import ARGUMENTS, CONTENT, FragmentTemplate, learn
+from ._templates import ARGUMENTS, CONTENT, REASONING, FragmentTemplate, learn
 
 
 class ChunkReader:
@@ -65,13 +65,7 @@ class ChunkReader:
             text = payloads[0]
             fragment = template.match(text)
             if fragment is None:
-                for length in self.prefix_lengths:
-                    found = self.templates.get(text[:length])
-                    if found is not None and found is not template:
-                        fragment = found.match(text)
-                        if fragment is not None:
-                            template = self.last_template = found
-                        break
+                template, fragment = self._another_template(text, template)
             if fragment is not None:
                 self.chunks += 1
                 if template.kind != ARGUMENTS:
@@ -91,26 +85,13 @@ class ChunkReader:
         loads = self.loads
         feed = self.assembler.feed
         feed_fragment = self.assembler._feed_fragment
-        spend_text = self.assembler._spend_text
-        content = self.content
-        reasoning = self.reasoning
-        templates = self.templates
-        lengths = self.prefix_lengths
-        events = self.events
         for text in payloads:
             self.chunks += 1
             template = self.last_template
             if template is not None:
                 fragment = template.match(text)
                 if fragment is None:
-                    # Another call's fragment (parallel calls interleave), or not a fragment.
-                    for length in lengths:
-                        found = templates.get(text[:length])
-                        if found is not None and found is not template:
-                            fragment = found.match(text)
-                            if fragment is not None:
-                                template = self.last_template = found
-                            break
+                    template, fragment = self._another_template(text, template)
                 if fragment is not None:
                     if template.kind == ARGUMENTS:
                         feed_fragment(template.wire_index, fragment, template.call_type)
@@ -142,18 +123,12 @@ class ChunkReader:
                         if piece:
                             if type(piece) is not str:
                                 raise StreamError(f"chunk {self.chunks}: reasoning is not text")
-                            spend_text(len(piece), None, "reasoning")
-                            reasoning.append(piece)
-                            if events is not None:
-                                events.append(ReasoningDelta(piece))
+                            self._text(piece, REASONING)
                         piece = delta.get("content")
                         if piece:
                             if type(piece) is not str:
                                 raise StreamError(f"chunk {self.chunks}: content is not a string")
-                            spend_text(len(piece), None, "content")
-                            content.append(piece)
-                            if events is not None:
-                                events.append(TextDelta(piece))
+                            self._text(piece, CONTENT)
                         calls = delta.get("tool_calls")
                         if calls:
                             for call in calls:
@@ -187,18 +162,32 @@ class ChunkReader:
                     f"{type(exc).__name__}: {shown(exc)}"
                 ) from None
 
+    def _another_template(
+        self, text: str, tried: FragmentTemplate
+    ) -> tuple[FragmentTemplate, str | None]:
+        """The template of another call (parallel calls interleave) that `text` matches, and
+        its literal; `tried`, None when no kept template matches (not a fragment, or new)."""
+        for length in self.prefix_lengths:
+            found = self.templates.get(text[:length])
+            if found is not None and found is not tried:
+                fragment = found.match(text)
+                if fragment is not None:
+                    self.last_template = found
+                    return found, fragment
+                break
+        return tried, None
+
     def _text(self, piece: str, kind: int) -> None:
-        """A piece of text or reasoning that a template recognised: what `read` does with one."""
+        """Keep a piece of text or reasoning (counted against the text limit) and report it."""
+        event: type[TextDelta | ReasoningDelta]
         if kind == CONTENT:
-            self.assembler._spend_text(len(piece), None, "content")
-            self.content.append(piece)
-            if self.events is not None:
-                self.events.append(TextDelta(piece))
+            what, kept, event = "content", self.content, TextDelta
         else:
-            self.assembler._spend_text(len(piece), None, "reasoning")
-            self.reasoning.append(piece)
-            if self.events is not None:
-                self.events.append(ReasoningDelta(piece))
+            what, kept, event = "reasoning", self.reasoning, ReasoningDelta
+        self.assembler._spend_text(len(piece), None, what)
+        kept.append(piece)
+        if self.events is not None:
+            self.events.append(event(piece))
 
     def _finish(self, finish: object, chunk: dict[str, Any]) -> None:
         if type(finish) is not str:

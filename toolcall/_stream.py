@@ -274,14 +274,8 @@ def assemble(
 
     The keywords are `TurnBuilder`'s; no events are gathered, since only the turn is returned.
     """
-    builder = TurnBuilder(
-        json_backend=json_backend,
-        max_calls=max_calls,
-        max_argument_chars=max_argument_chars,
-        max_text_chars=max_text_chars,
-        max_event_chars=max_event_chars,
-        events=False,
-    )
+    limits = (max_calls, max_argument_chars, max_text_chars, max_event_chars)
+    builder = _builder(json_backend, limits, events=False)
     if isinstance(body, (bytes, bytearray, memoryview)):
         builder.feed(body)  # type: ignore[arg-type]  # any bytes-like object; feed converts
     else:
@@ -300,14 +294,8 @@ async def assemble_async(
     max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
 ) -> Turn:
     """Assemble from an async iterator of byte chunks (`httpx.Response.aiter_bytes()`)."""
-    builder = TurnBuilder(
-        json_backend=json_backend,
-        max_calls=max_calls,
-        max_argument_chars=max_argument_chars,
-        max_text_chars=max_text_chars,
-        max_event_chars=max_event_chars,
-        events=False,
-    )
+    limits = (max_calls, max_argument_chars, max_text_chars, max_event_chars)
+    builder = _builder(json_backend, limits, events=False)
     async for piece in _async_pieces(body, "assemble_async()"):
         builder.feed(piece)
     return _turn(builder.finish())
@@ -326,13 +314,8 @@ def iter_events(
 
     Each event is yielded as soon as the chunk that completed it was read, `TurnDone` last.
     """
-    builder = TurnBuilder(
-        json_backend=json_backend,
-        max_calls=max_calls,
-        max_argument_chars=max_argument_chars,
-        max_text_chars=max_text_chars,
-        max_event_chars=max_event_chars,
-    )
+    limits = (max_calls, max_argument_chars, max_text_chars, max_event_chars)
+    builder = _builder(json_backend, limits, events=True)
     for piece in _pieces(body, "iter_events()"):
         yield from builder.feed(piece)
     yield from builder.finish()
@@ -348,18 +331,26 @@ async def aiter_events(
     max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
 ) -> AsyncIterator[Event]:
     """`iter_events` over an async iterator of byte chunks (`httpx.Response.aiter_bytes()`)."""
-    builder = TurnBuilder(
-        json_backend=json_backend,
-        max_calls=max_calls,
-        max_argument_chars=max_argument_chars,
-        max_text_chars=max_text_chars,
-        max_event_chars=max_event_chars,
-    )
+    limits = (max_calls, max_argument_chars, max_text_chars, max_event_chars)
+    builder = _builder(json_backend, limits, events=True)
     async for piece in _async_pieces(body, "aiter_events()"):
         for event in builder.feed(piece):
             yield event
     for event in builder.finish():
         yield event
+
+
+def _builder(json_backend: str, limits: tuple[int, int, int, int], *, events: bool) -> TurnBuilder:
+    """The builder behind the one-call forms, whose keywords are `TurnBuilder`'s own."""
+    max_calls, max_argument_chars, max_text_chars, max_event_chars = limits
+    return TurnBuilder(
+        json_backend=json_backend,
+        max_calls=max_calls,
+        max_argument_chars=max_argument_chars,
+        max_text_chars=max_text_chars,
+        max_event_chars=max_event_chars,
+        events=events,
+    )
 
 
 def _turn(events: list[Event]) -> Turn:
