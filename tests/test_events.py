@@ -254,6 +254,34 @@ def test_public_names_report_toolcall_as_their_module() -> None:
             assert public.__module__ == "toolcall", name
 
 
+def test_the_events_made_per_chunk_are_the_frozen_classes_themselves() -> None:
+    """The reader builds text, reasoning and fragment events without the dataclass `__init__`;
+    what it builds must be indistinguishable from the public constructor's: equal, hashed
+    alike, frozen, with the same repr."""
+    from dataclasses import FrozenInstanceError, fields
+
+    from toolcall._events import arguments_delta, reasoning_delta, text_delta
+
+    change = toolcall.ArgumentsChange("append", ("text",), "ab")
+    pairs: list[tuple[Event, Event]] = [
+        (text_delta("héllo"), TextDelta("héllo")),
+        (reasoning_delta("hmm"), ReasoningDelta("hmm")),
+        (arguments_delta(3, '{"a'), ArgumentsDelta(3, '{"a')),
+        (arguments_delta(1, "ab", (change,)), ArgumentsDelta(1, "ab", (change,))),
+    ]
+    for fast, public in pairs:
+        assert type(fast) is type(public)
+        assert fast == public and hash(fast) == hash(public) and repr(fast) == repr(public)
+        with pytest.raises(FrozenInstanceError):
+            setattr(fast, fields(fast)[0].name, "changed")
+    reasoning: object = ReasoningDelta("a")
+    assert text_delta("a") != reasoning
+    # Through the reader: the first piece of text is read in full, the next ones by template.
+    body = sse(*(chunk(content=piece) for piece in ("He", "ll", "o!")), chunk(finish="stop"))
+    texts = [event for feed in per_event(body) for event in feed][:3]
+    assert texts == [TextDelta("He"), TextDelta("ll"), TextDelta("o!")]
+
+
 def apply(changes: tuple[toolcall.ArgumentsChange, ...], tree: dict[str, Any]) -> None:
     """What a UI does with `ArgumentsDelta.changes`: set members, append to strings."""
     for change in changes:

@@ -14,11 +14,12 @@ attribute look-ups and types are checked only where a wrong one would otherwise 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ._assembler import Assembler
 from ._errors import ProviderError, StreamError, ToolCallError, UsageError, shown
-from ._events import Event, ReasoningDelta, TextDelta
+from ._events import Event, ReasoningDelta, TextDelta, reasoning_delta, text_delta
 from ._json import Loads, Refused
 from ._templates import ARGUMENTS, CONTENT, REASONING, FragmentTemplate, learn
 
@@ -179,11 +180,11 @@ class ChunkReader:
 
     def _text(self, piece: str, kind: int) -> None:
         """Keep a piece of text or reasoning (counted against the text limit) and report it."""
-        event: type[TextDelta | ReasoningDelta]
+        event: Callable[[str], TextDelta | ReasoningDelta]
         if kind == CONTENT:
-            what, kept, event = "content", self.content, TextDelta
+            what, kept, event = "content", self.content, text_delta
         else:
-            what, kept, event = "reasoning", self.reasoning, ReasoningDelta
+            what, kept, event = "reasoning", self.reasoning, reasoning_delta
         self.assembler._spend_text(len(piece), None, what)
         kept.append(piece)
         if self.events is not None:

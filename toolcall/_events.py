@@ -91,3 +91,40 @@ class TurnDone:
 
 
 Event = TextDelta | ReasoningDelta | ToolCallStarted | ArgumentsDelta | ToolCallDone | TurnDone
+
+
+# The events made once per chunk, built without the frozen dataclass's `__init__`: it sets each
+# field through `object.__setattr__`, which cost more than reading the chunk's fragment (about
+# 600 ns of a 1.3 us event, measured). These set the same slots through their descriptors and
+# give an equal object; the public constructors stay the classes themselves.
+_new = object.__new__
+_set_text = TextDelta.__dict__["text"].__set__
+_set_reasoning = ReasoningDelta.__dict__["text"].__set__
+_set_index = ArgumentsDelta.__dict__["index"].__set__
+_set_fragment = ArgumentsDelta.__dict__["fragment"].__set__
+_set_changes = ArgumentsDelta.__dict__["changes"].__set__
+
+
+def text_delta(text: str) -> TextDelta:
+    """`TextDelta(text)`, as the chunk reader makes one per piece of text."""
+    event = _new(TextDelta)
+    _set_text(event, text)
+    return event
+
+
+def reasoning_delta(text: str) -> ReasoningDelta:
+    """`ReasoningDelta(text)`, as the chunk reader makes one per piece of reasoning."""
+    event = _new(ReasoningDelta)
+    _set_reasoning(event, text)
+    return event
+
+
+def arguments_delta(
+    index: int, fragment: str, changes: tuple[ArgumentsChange, ...] = ()
+) -> ArgumentsDelta:
+    """`ArgumentsDelta(index, fragment, changes)`, as the watcher makes one per fragment."""
+    event = _new(ArgumentsDelta)
+    _set_index(event, index)
+    _set_fragment(event, fragment)
+    _set_changes(event, changes)
+    return event

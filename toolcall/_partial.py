@@ -224,32 +224,38 @@ class PartialArguments:
             raise UsageError(f"a fragment must be a str, got {shown(fragment)}")
         if self._error is not None:
             raise self._error
-        self._mark = len(self._chunks)  # value() may have joined the chunks since
+        chunks = self._chunks
         if (
             self._state == _STRING
             and not self._escape
             and not self._high
             and _PLAIN.fullmatch(fragment) is not None
         ):
-            self._chunks.append(fragment)  # inside a long string, most fragments: no scanning
+            # Inside a long string, most fragments: no scanning, and the fragment is the change.
+            chunks.append(fragment)
+            if self._changes is not None and not self._is_key:
+                self._changes.append(ArgumentsChange("append", self._string_path, fragment))
         else:
+            self._mark = len(chunks)  # value() may have joined the chunks since
             try:
                 self._scan(fragment)
             except ArgumentsError as exc:
                 self._error = exc
                 raise
+            if self._changes is not None and self._state == _STRING and not self._is_key:
+                self._announce_text()
+            chunks = self._chunks
         self._offset += len(fragment)
-        if self._changes is not None and self._state == _STRING and not self._is_key:
-            self._announce_text()
         # The pieces since the last run become one string, 64 at a time: a `str` for every
         # 4-character fragment of a long string made memory twenty times its text. Runs are
         # never joined again, so each character is copied once. (A new list, or one that
         # `value()` joined, starts the count again.)
-        chunks = self._chunks
         if chunks is not self._run_list:
             self._run_list = chunks
             self._runs = 0
-        runs = min(self._runs, len(chunks))
+        runs = self._runs
+        if runs > len(chunks):
+            runs = len(chunks)
         if len(chunks) - runs >= _RUN:
             chunks[runs:] = ["".join(chunks[runs:])]
             runs += 1

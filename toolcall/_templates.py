@@ -40,7 +40,16 @@ _READ_KEYS = frozenset({"choices", "usage", "error"})
 class FragmentTemplate:
     """The envelope of one arguments-only chunk, with the fragment's string literal cut out."""
 
-    __slots__ = ("call_type", "kind", "prefix", "suffix", "varying_tail", "wire_index")
+    __slots__ = (
+        "call_type",
+        "kind",
+        "prefix",
+        "start",
+        "suffix",
+        "suffix_length",
+        "varying_tail",
+        "wire_index",
+    )
 
     def __init__(
         self,
@@ -53,6 +62,9 @@ class FragmentTemplate:
     ) -> None:
         self.prefix = prefix
         self.suffix = suffix
+        # Kept rather than measured per chunk: `match` runs once per chunk of every stream.
+        self.start = len(prefix)
+        self.suffix_length = len(suffix)
         self.varying_tail = varying_tail
         self.wire_index = wire_index
         self.call_type = call_type
@@ -62,7 +74,7 @@ class FragmentTemplate:
         """The fragment `text` carries if it has this envelope, else None."""
         if not text.startswith(self.prefix):
             return None
-        start = len(self.prefix)
+        start = self.start
         try:
             fragment, end = scanstring(text, start)
         except ValueError:
@@ -72,10 +84,14 @@ class FragmentTemplate:
             return None  # full decoding refuses it, with the message both backends give
         suffix = self.suffix
         if not self.varying_tail:
-            return fragment if len(text) - end == len(suffix) and text.endswith(suffix) else None
+            return (
+                fragment
+                if len(text) - end == self.suffix_length and text.endswith(suffix)
+                else None
+            )
         if not text.startswith(suffix, end):
             return None
-        start = end + len(suffix)
+        start = end + self.suffix_length
         try:
             ignored, tail_end = scanstring(text, start)
         except ValueError:

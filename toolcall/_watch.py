@@ -16,7 +16,7 @@ from typing import Any
 from ._assembler import _Call
 from ._closer import ObjectCloser
 from ._errors import ArgumentsError
-from ._events import ArgumentsDelta, Event, ToolCallDone, ToolCallStarted
+from ._events import Event, ToolCallDone, ToolCallStarted, arguments_delta
 from ._json import loads_arguments
 from ._partial import ArgumentsChange, PartialArguments
 from ._types import ToolCall, ToolCallFunction
@@ -49,9 +49,9 @@ class CallWatcher:
         if call.index not in self._started and call.name_parts:
             self._start(call)
         if self.partial:
-            self.events.append(ArgumentsDelta(call.index, fragment, self._read(call, fragment)))
+            self.events.append(arguments_delta(call.index, fragment, self._read(call, fragment)))
         else:
-            self.events.append(ArgumentsDelta(call.index, fragment))
+            self.events.append(arguments_delta(call.index, fragment))
         closer = call.closer
         if closer is None:
             closer = call.closer = ObjectCloser()
