@@ -167,13 +167,23 @@ class ChunkReader:
         self, text: str, tried: FragmentTemplate
     ) -> tuple[FragmentTemplate, str | None]:
         """The template of another call (parallel calls interleave) that `text` matches, and
-        its literal; `tried`, None when no kept template matches (not a fragment, or new)."""
+        its literal; `tried`, None when no kept template matches (not a fragment, or new).
+
+        Interleaved calls come in a fixed order, so the template that followed `tried` last
+        time is tried first: one comparison, where the lookup slices and hashes the prefix.
+        """
+        following = tried.following
+        if following is not None:
+            fragment = following.match(text)
+            if fragment is not None:
+                self.last_template = following
+                return following, fragment
         for length in self.prefix_lengths:
             found = self.templates.get(text[:length])
             if found is not None and found is not tried:
                 fragment = found.match(text)
                 if fragment is not None:
-                    self.last_template = found
+                    self.last_template = tried.following = found
                     return found, fragment
                 break
         return tried, None

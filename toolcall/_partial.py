@@ -229,12 +229,18 @@ class PartialArguments:
             self._state == _STRING
             and not self._escape
             and not self._high
-            and _PLAIN.fullmatch(fragment) is not None
+            and '"' not in fragment
+            and "\\" not in fragment
+            # Printable text holds no control character and no surrogate; the pattern is the
+            # rule, `isprintable` the quick yes for nearly every fragment.
+            and (fragment.isprintable() or _PLAIN.fullmatch(fragment) is not None)
         ):
             # Inside a long string, most fragments: no scanning, and the fragment is the change.
             chunks.append(fragment)
             if self._changes is not None and not self._is_key:
-                self._changes.append(ArgumentsChange("append", self._string_path, fragment))
+                # The tuple made directly: a NamedTuple's `__new__` is a Python call per fragment.
+                change = tuple.__new__(ArgumentsChange, ("append", self._string_path, fragment))
+                self._changes.append(change)
         else:
             self._mark = len(chunks)  # value() may have joined the chunks since
             try:

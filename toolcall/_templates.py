@@ -42,6 +42,7 @@ class FragmentTemplate:
 
     __slots__ = (
         "call_type",
+        "following",
         "kind",
         "prefix",
         "start",
@@ -69,6 +70,8 @@ class FragmentTemplate:
         self.wire_index = wire_index
         self.call_type = call_type
         self.kind = kind
+        #: The template whose chunk came after this one's last time (the chunk reader's guess).
+        self.following: FragmentTemplate | None = None
 
     def match(self, text: str) -> str | None:
         """The fragment `text` carries if it has this envelope, else None."""
