@@ -1,8 +1,9 @@
 """Unit tests of `toolcall.Assembler`: the Go contract, routing, and the per-field rules.
 
-Each rule's test names its evidence: a section of /work/shared/providers/FACTS.md (and the public
-recording or bug report cited there), the Go package in seed/toolcall-go-package.txt, or DESIGN.md
-section 2 where the rule is a design decision rather than an observed quirk.
+Each rule's test names its evidence: a section of docs/FACTS.md (and the public
+recording or bug report cited there), the Go package whose twin the README names
+(`Assembler`), or DESIGN.md section 2 where the rule is a design decision rather than an
+observed quirk.
 """
 
 from __future__ import annotations
@@ -346,8 +347,9 @@ def test_numeric_string_index_routes_like_the_integer() -> None:
 
 
 VERTEX = [
-    # FACTS §8, raw/gemini/vertex-docs_gemini-3.1-pro_stream_function_call_arguments.sse: every
-    # chunk repeats id and the full name; call 0 opens with index 1, call 1 opens with index 0.
+    # FACTS §8,
+    # cassettes/gemini/published/vertex-docs_gemini-3.1-pro_stream_function_call_arguments.yaml:
+    # every chunk repeats id and the full name; call 0 opens with index 1, call 1 with index 0.
     ("function-call-c855", 1, ""),
     ("function-call-c855", 0, '{"location":"Boston, MA'),
     ("function-call-c855", 0, '"'),
@@ -597,7 +599,7 @@ def test_type_repeated_null_or_absent_is_function(later_type: str | None) -> Non
 
 def test_empty_function_object_and_trailing_empty_delta_change_nothing() -> None:
     """Qwen's trailing `{"function":{"arguments":""},"index":0,"id":"","type":"function"}` and
-    `"function":{}` (FACTS §5, raw/qwen/vercel-ai_qwen3-max-tool-call.jsonl)."""
+    `"function":{}` (FACTS §5, cassettes/qwen/published/vercel-ai_qwen3-max-tool-call.yaml)."""
     base = [
         tc(0, id="call_eee1", type="function", name="weather", arguments=""),
         tc(0, id="", type="function", arguments='{"location": "San Francisco'),

@@ -1,7 +1,7 @@
 """The whole flow: SSE body bytes -> chunks -> assembler -> a validated `Turn`.
 
 `toolcall.assemble`, `assemble_async` and `TurnBuilder`, fed bodies built from chunk dicts shaped
-like the public recordings in /work/shared/providers/FACTS.md (each test cites its section).
+like the public recordings in docs/FACTS.md (each test cites its section).
 """
 
 from __future__ import annotations
@@ -256,7 +256,7 @@ def test_null_usage_on_every_chunk_keeps_the_real_one() -> None:
 
 def test_content_and_reasoning_are_kept_apart_from_arguments() -> None:
     """deepseek-reasoner streams reasoning_content, then content, then the call: FACTS §2
-    (raw/deepseek/vercel-ai_deepseek-reasoner-tool-call.jsonl)."""
+    (cassettes/deepseek/published/vercel-ai_deepseek-reasoner-tool-call.yaml)."""
     turn = toolcall.assemble(
         sse(
             chunk({"role": "assistant", "content": None, "reasoning_content": ""}),
@@ -337,7 +337,8 @@ def test_empty_completion_is_a_turn_without_calls() -> None:
 
 def test_doubao_both_calls_and_finish_in_one_chunk() -> None:
     """Doubao: both parallel calls complete in one `tool_calls` array, finish on that chunk:
-    FACTS §7 (raw/doubao/ai4j_doubao-seed-code-preview_parallel_tool_stream.sse)."""
+    FACTS §7
+    (cassettes/doubao/published/ai4j_doubao-seed-code-preview_parallel_tool_stream.yaml)."""
     delta = calls_delta(
         tc(0, "call_pwdm5g0i3dwe825aghkb1t8j", "get_weather", '{"city":"北京"}'),
         tc(1, "call_k6mgf4zrsf3hh51lxl67gjgg", "get_time", '{"city":"北京"}'),
@@ -354,7 +355,7 @@ def test_doubao_both_calls_and_finish_in_one_chunk() -> None:
 
 def test_qwen_stream_with_empty_ids_and_trailing_empty_delta() -> None:
     """Qwen: later `"id": ""`, repeated type, trailing empty tool delta, `choices: []` usage:
-    FACTS §5 (raw/qwen/vercel-ai_qwen3-max-tool-call.jsonl)."""
+    FACTS §5 (cassettes/qwen/published/vercel-ai_qwen3-max-tool-call.yaml)."""
     turn = toolcall.assemble(
         sse(
             chunk(calls_delta(tc(0, "call_eee1", "weather", ""), role="assistant", content=None)),
@@ -431,7 +432,8 @@ VERTEX_BODY = (
 
 def test_vertex_inconsistent_index_is_routed_by_id() -> None:
     """Gemini on Vertex: call 0 opens with index 1, id and full name repeated on every chunk:
-    FACTS §8 (raw/gemini/vertex-docs_gemini-3.1-pro_stream_function_call_arguments.sse)."""
+    FACTS §8
+    (cassettes/gemini/published/vertex-docs_gemini-3.1-pro_stream_function_call_arguments.yaml)."""
     turn = toolcall.assemble(VERTEX_BODY)
     assert {(c.id, c.function.name, c.function.arguments) for c in turn.tool_calls} == {
         ("function-call-c855", "get_current_weather", '{"location":"Boston, MA"}'),
