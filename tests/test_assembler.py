@@ -2,7 +2,7 @@
 
 Each rule's test names its evidence: a section of docs/FACTS.md (and the public
 recording or bug report cited there), the Go package whose twin the README names
-(`Assembler`), or DESIGN.md section 2 where the rule is a design decision rather than an
+(`Assembler`), or DESIGN.md "Rules" where the rule is a design decision rather than an
 observed quirk.
 """
 
@@ -122,7 +122,7 @@ def test_complete_can_be_called_twice_with_the_same_result() -> None:
     ids=["Delta", "ToolCall", "ToolCallFunction"],
 )
 def test_value_types_are_frozen_and_slotted(value: object) -> None:
-    """Delta/ToolCall/ToolCallFunction are frozen, slotted values (DESIGN.md §2, _types.py)."""
+    """Delta/ToolCall/ToolCallFunction are frozen, slotted values (DESIGN.md "Rules", _types.py)."""
     assert not hasattr(value, "__dict__")
     assert type(value).__slots__
     field = dataclasses.fields(value)[0].name  # type: ignore[arg-type]
@@ -285,12 +285,12 @@ def as_namespace(raw: dict[str, Any]) -> SimpleNamespace:
     ids=["dict", "Delta", "sdk-like-object", "SimpleNamespace", "OrderedDict", "Mapping"],
 )
 def test_feed_accepts_dicts_deltas_and_attribute_objects(convert: Any) -> None:
-    """feed takes a Delta, the json.loads dict, or the openai SDK's objects (DESIGN.md §2)."""
+    """feed takes a Delta, the json.loads dict, or the openai SDK's objects (DESIGN.md "Rules")."""
     assert run(*(convert(raw) for raw in OPENAI_STREAM)) == OPENAI_CALLS
 
 
 def test_feed_accepts_a_function_that_is_a_mapping_but_not_a_dict() -> None:
-    """A Mapping `function` (not exactly dict) is read, not rejected (DESIGN.md §2)."""
+    """A Mapping `function` (not exactly dict) is read, not rejected (DESIGN.md "Rules")."""
     delta = {"index": 0, "id": "c", "function": OrderedDict(name="f", arguments="{}")}
     assert run(delta) == [call(0, "c", "f", "{}")]
 
@@ -307,7 +307,7 @@ def test_feed_reads_an_attribute_object_whose_function_is_a_dict() -> None:
     ids=["int", "None", "float", "str", "bytes", "list", "tuple", "object"],
 )
 def test_feed_of_junk_is_a_usage_error(junk: object) -> None:
-    """The caller's misuse is a UsageError, not a StreamError (DESIGN.md §5, h11's split).
+    """The caller's misuse is a UsageError, not a StreamError (DESIGN.md "Blame", h11's split).
 
     str, list and tuple have an `index` method, so they must not pass for delta-shaped objects.
     """
@@ -337,7 +337,7 @@ def test_interleaved_fragments_route_by_index() -> None:
 
 
 def test_numeric_string_index_routes_like_the_integer() -> None:
-    """An index sent as the string "1" is the same call as index 1 (DESIGN.md §2 bad input)."""
+    """An index sent as the string "1" is the same call as index 1 (DESIGN.md "Rules" bad input)."""
     calls = run(
         tc("1", id="call_b", name="b", arguments='{"x":'),
         tc(1, arguments="1}"),
@@ -388,7 +388,7 @@ def test_known_id_wins_over_a_disagreeing_index() -> None:
 
 
 def test_new_id_on_an_index_held_by_another_id_starts_a_new_call() -> None:
-    """Relays that number every call index 0 must not merge calls: DESIGN.md §2 routing rule;
+    """Relays that number every call index 0 must not merge calls: DESIGN.md "Rules" routing rule;
     the index-mapping relay bug BerriAI/litellm#5231 (FACTS §1)."""
     a = Assembler()
     a.feed(tc(0, id="call_a", type="function", name="add", arguments='{"a":'))
@@ -482,7 +482,7 @@ def test_doubao_two_calls_in_one_tool_calls_array() -> None:
 
 def test_empty_metadata_delta_before_any_call_opens_nothing() -> None:
     """Gemini may send a metadata-only delta (FACTS §8); it must not shift the first call's
-    index or open a phantom call ("all-empty deltas change nothing", DESIGN.md §2), and its
+    index or open a phantom call ("all-empty deltas change nothing", DESIGN.md "Rules"), and its
     thought signature, which the next request must carry back, joins the call that follows."""
     a = Assembler()
     assert a.feed({"extra_content": {"google": {"thought_signature": "sig"}}}) == 0
@@ -497,7 +497,7 @@ def test_empty_metadata_delta_before_any_call_opens_nothing() -> None:
 
 def test_bare_fragment_before_any_call_is_an_orphan_and_never_completes() -> None:
     """A fragment with nothing to attach to is kept aside and flagged, not attached to a later
-    call (DESIGN.md §2: never a silent merge)."""
+    call (DESIGN.md "Rules": never a silent merge)."""
     a = Assembler()
     a.feed(tc(arguments='{"a":1}'))
     a.feed(tc(0, id="call_a", name="f", arguments="{}"))
@@ -626,7 +626,7 @@ def test_empty_function_object_and_trailing_empty_delta_change_nothing() -> None
 
 
 def test_object_arguments_are_serialised_once_and_flagged() -> None:
-    """Arguments sent as a JSON object are serialised once (DESIGN.md §2; FACTS §9.8 says no
+    """Arguments sent as a JSON object are serialised once (DESIGN.md "Rules"; FACTS §9.8 says no
     provider was seen doing it, so it is flagged)."""
     a = Assembler()
     a.feed(
@@ -637,7 +637,7 @@ def test_object_arguments_are_serialised_once_and_flagged() -> None:
 
 
 def test_cumulative_resend_replaces_the_buffer_and_is_flagged() -> None:
-    """A fragment that repeats the whole buffer and extends it is a re-send (DESIGN.md §2)."""
+    """A fragment that repeats the whole buffer and extends it is a re-send (DESIGN.md "Rules")."""
     a = Assembler()
     a.feed(tc(0, id="c", name="f", arguments='{"city":'))
     a.feed(tc(0, arguments='{"city":"Paris"'))
@@ -647,7 +647,7 @@ def test_cumulative_resend_replaces_the_buffer_and_is_flagged() -> None:
 
 
 def test_fragment_starting_like_the_buffer_is_not_a_resend_when_concatenation_is_valid() -> None:
-    """'{"a":' then '{"a":1}}' is a nested object, not a re-send (DESIGN.md §2; FACTS §9.8: the
+    """'{"a":' then '{"a":1}}' is a nested object, not a re-send (DESIGN.md "Rules"; FACTS §9.8: the
     GLM-via-OpenRouter head chunk is not a duplicate)."""
     a = Assembler()
     a.feed(tc(0, id="c", name="f", arguments='{"a":'))
@@ -687,7 +687,7 @@ def test_the_openai_sdks_own_delta_objects_are_fed_as_they_are() -> None:
     """Users of the openai SDK hand over `chunk.choices[0].delta.tool_calls` elements unchanged.
 
     The SDK parses each chunk into `ChoiceDeltaToolCall` objects whose absent fields are None
-    (DESIGN.md section 2: no conversion step for the caller).
+    (DESIGN.md "Rules": no conversion step for the caller).
     """
     sdk = pytest.importorskip("openai.types.chat.chat_completion_chunk")
     delta, function = sdk.ChoiceDeltaToolCall, sdk.ChoiceDeltaToolCallFunction

@@ -3,8 +3,9 @@
 Evidence that cannot be followed is no evidence: a profile, a cassette's `follows`, an
 expectation's `written_from`, a skip reason or a docstring that cites a fact must point at
 something a reader of this checkout can open. Cited here: sections of docs/FACTS.md
-(`FACTS.md §8`, `FACTS §9.1`, and the `§N` that follow them), paths under `cassettes/` and
-`docs/`, and recordings by file name (`*.sse`, `*.jsonl`), which must be published under
+(`FACTS.md §8`, `FACTS §9.1`, and the `§N` that follow them), paragraphs of docs/DESIGN.md by
+their bold title (`DESIGN.md "Rules"`; it has no numbered sections), paths under `cassettes/`
+and `docs/`, and recordings by file name (`*.sse`, `*.jsonl`), which must be published under
 `cassettes/<provider>/published/` or named in docs/FACTS.md's list of sources that are not.
 """
 
@@ -20,6 +21,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FACTS = "docs/FACTS.md"
+DESIGN = "docs/DESIGN.md"
 NOT_IN_REPOSITORY_SECTION = "11"
 
 SKIPPED_DIRS = {".git", ".venv", "node_modules", "reports", "build", "dist", "fuzz_corpus"}
@@ -31,6 +33,8 @@ OUTSIDE_PATH = re.compile(r"/work/shared\b|(?<![\w/])seed/[\w.-]+")
 CASSETTE_PATH = re.compile(r"(?<![\w/])cassettes/[\w./-]+?\.(?:yaml|json)\b")
 DOCS_PATH = re.compile(r"(?<![\w/])docs/[\w.-]+\.md\b")
 RECORDING_NAME = re.compile(r"(?<![\w/.-])([\w.-]+)\.(?:sse|jsonl)\b")
+DESIGN_SECTION = re.compile(r"DESIGN\.md §[\d.]+")
+DESIGN_TITLES = re.compile(r'DESIGN\.md,? ((?:"[^"]+"(?:,? and |, )?)+)')
 
 
 def text_files(root: Path) -> list[Path]:
@@ -94,6 +98,7 @@ def unresolved(root: Path) -> list[str]:
     sections = facts_sections(root)
     unkept = not_in_repository(root)
     published = {p.stem for p in root.glob("cassettes/*/published/*.yaml")}
+    design = (root / DESIGN).read_text(encoding="utf-8") if (root / DESIGN).exists() else ""
     problems = []
     for path in text_files(root):
         name = path.relative_to(root).as_posix()
@@ -107,8 +112,13 @@ def unresolved(root: Path) -> list[str]:
         for number, line in lines:
             where = f"{name}:{number}"
             cites_facts = cites_facts or "FACTS" in line
-            # A § after DESIGN.md is the design's, not the facts' (see the module docstring).
-            for match in SECTION.finditer(re.sub(r"DESIGN\.md §[\d.]+", "", line)):
+            for match in DESIGN_SECTION.finditer(line):
+                problems.append(f"{where}: {match.group(0)}: {DESIGN} has no numbered sections")
+            for match in DESIGN_TITLES.finditer(line):
+                for title in re.findall(r'"([^"]+)"', match.group(1)):
+                    if f"**{title}" not in design:
+                        problems.append(f'{where}: "{title}" is not a paragraph of {DESIGN}')
+            for match in SECTION.finditer(DESIGN_SECTION.sub("", line)):
                 section = match.group(0)[1:]
                 if cites_facts and section not in sections:
                     problems.append(f"{where}: {match.group(0)} is not a section of {FACTS}")
@@ -145,6 +155,8 @@ def test_every_citation_resolves_in_the_repository() -> None:
         ("see docs/NOWHERE.md", "docs/NOWHERE.md does not exist"),
         ("the bytes of fantasy_unknown_stream.sse", "recording fantasy_unknown_stream.sse"),
         ("a section of /work/shared/providers/FACTS.md", "/work/shared is outside"),
+        ("the rule (DESIGN.md §2)", "DESIGN.md §2: docs/DESIGN.md has no numbered sections"),
+        ('the rule (DESIGN.md "Flow", "No such rule")', '"No such rule" is not a paragraph'),
     ],
 )
 def test_a_citation_that_does_not_resolve_is_named(
@@ -152,7 +164,8 @@ def test_a_citation_that_does_not_resolve_is_named(
 ) -> None:
     """The check finds each kind of broken citation, with file and line."""
     (tmp_path / "docs").mkdir()
-    (tmp_path / FACTS).write_text((ROOT / FACTS).read_text(encoding="utf-8"), encoding="utf-8")
+    for kept in (FACTS, DESIGN):
+        (tmp_path / kept).write_text((ROOT / kept).read_text(encoding="utf-8"), encoding="utf-8")
     (tmp_path / "notes.md").write_text(f"first line\n{text}\n", encoding="utf-8")
     (tmp_path / "module.py").write_text(f'"""Doc.\n\n{text}\n"""\n\nX = 1  # {text}\n')
     problems = unresolved(tmp_path)
@@ -163,7 +176,8 @@ def test_a_citation_that_does_not_resolve_is_named(
 def test_code_that_names_files_is_not_a_citation(tmp_path: Path) -> None:
     """Only a module's comments and docstrings are read: its code builds paths freely."""
     (tmp_path / "docs").mkdir()
-    (tmp_path / FACTS).write_text((ROOT / FACTS).read_text(encoding="utf-8"), encoding="utf-8")
+    for kept in (FACTS, DESIGN):
+        (tmp_path / kept).write_text((ROOT / kept).read_text(encoding="utf-8"), encoding="utf-8")
     (tmp_path / "module.py").write_text('PATH = "cassettes/x/.tmp.yaml"\nLOG = "args.jsonl"\n')
     assert [p for p in unresolved(tmp_path) if p.startswith("module.py")] == []
 

@@ -1,8 +1,8 @@
 """Hypothesis properties of the whole flow.
 
-1. Any re-splitting of an SSE body gives the same Turn (DESIGN.md §1: "split anywhere").
+1. Any re-splitting of an SSE body gives the same Turn (DESIGN.md "Flow": "split anywhere").
 2. Any interleaving of several calls' fragments that keeps each call's own order gives the same
-   calls (DESIGN.md §2: route by index, never decide "done" from the next index; FACTS §4
+   calls (DESIGN.md "Rules": route by index, never decide "done" from the next index; FACTS §4
    LibreChat-AI/agents#181).
 3. A whole call in one delta (GLM, Grok, Gemini, Doubao: FACTS §0 first row) and the same call
    streamed incrementally (OpenAI, DeepSeek, Qwen, Kimi) give the same calls.
@@ -171,7 +171,7 @@ def bodies(draw: st.DrawFn) -> bytes:
 @FAST
 @given(data=st.data())
 def test_any_resplitting_of_a_body_gives_the_same_turn(data: st.DataObject) -> None:
-    """Property 1 (DESIGN.md §1: bytes split anywhere, even inside a UTF-8 character)."""
+    """Property 1 (DESIGN.md "Flow": bytes split anywhere, even inside a UTF-8 character)."""
     body = data.draw(bodies())
     cuts = sorted(data.draw(st.lists(st.integers(0, len(body)), max_size=12)))
     bounds = [0, *cuts, len(body)]
@@ -340,7 +340,7 @@ delta_dicts = st.fixed_dictionaries(
 @FAST
 @given(deltas=st.lists(delta_dicts, max_size=8))
 def test_arbitrary_delta_dicts_raise_only_library_errors(deltas: list[dict[str, Any]]) -> None:
-    """Property 5 (DESIGN.md §2: bad input gives a typed error, never a crash)."""
+    """Property 5 (DESIGN.md "Rules": bad input gives a typed error, never a crash)."""
     assembler = Assembler()
     for delta in deltas:
         try:

@@ -1,6 +1,6 @@
 """`toolcall.schema.ToolSchemas`: complete calls checked against the tools the request offered.
 
-DESIGN.md §1 ("validation ... optionally against each tool's JSON Schema"): a model may call a
+DESIGN.md "Flow" ("validation ... optionally against each tool's JSON Schema"): a model may call a
 tool that was never offered or break the declared parameters; the tool's own JSON Schema is the
 contract, and a broken schema in the request is the caller's mistake (UsageError).
 """
@@ -99,7 +99,7 @@ def test_tool_without_parameters_accepts_any_object(schemas: ToolSchemas) -> Non
     [{"type": "objekt"}, {"type": "object", "properties": {"a": {"minimum": "one"}}}],
 )
 def test_invalid_parameters_schema_is_a_usage_error(parameters: dict[str, Any]) -> None:
-    """A broken schema in the caller's own request is a UsageError (DESIGN.md §5)."""
+    """A broken schema in the caller's own request is a UsageError (DESIGN.md "Blame")."""
     tool = {"type": "function", "function": {"name": "bad", "parameters": parameters}}
     with pytest.raises(UsageError, match=r"^tools\[1\] \(bad\): parameters is not a valid JSON"):
         ToolSchemas([NO_PARAMETERS, tool])

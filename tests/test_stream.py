@@ -138,7 +138,7 @@ def test_crlf_framing_gives_the_same_turn() -> None:
 
 
 def test_error_payload_is_a_provider_error_with_message_and_code() -> None:
-    """A provider's own error inside the stream is a ProviderError (DESIGN.md §1, §5)."""
+    """A provider's own error inside the stream is a ProviderError (DESIGN.md "Flow", "Blame")."""
     payload = {"message": "Rate limit reached for requests", "type": "requests", "code": 429}
     body = sse(OPENAI[0], {"error": payload})
     with pytest.raises(ProviderError) as info:
@@ -150,7 +150,7 @@ def test_error_payload_is_a_provider_error_with_message_and_code() -> None:
 
 
 def test_error_payload_without_code_falls_back_to_type() -> None:
-    """OpenAI-style errors carry `type` when `code` is null (DESIGN.md §1 error payloads)."""
+    """OpenAI-style errors carry `type` when `code` is null (DESIGN.md "Flow" error payloads)."""
     payload = {"message": "Server overloaded", "type": "server_error", "code": None}
     with pytest.raises(ProviderError) as info:
         toolcall.assemble(sse({"error": payload}))
@@ -174,7 +174,7 @@ def test_chunk_that_is_not_json_names_the_chunk_number() -> None:
 
 @pytest.mark.parametrize("payload", ["[1]", "5", '"text"', "null"])
 def test_chunk_that_is_json_but_not_an_object_is_a_stream_error(payload: str) -> None:
-    """Chunks must have the chat.completion.chunk shape (DESIGN.md §2: typed error)."""
+    """Chunks must have the chat.completion.chunk shape (DESIGN.md "Rules": typed error)."""
     with pytest.raises(
         StreamError, match=r"^chunk 1 does not have the chat\.completion\.chunk shape"
     ):
@@ -183,21 +183,23 @@ def test_chunk_that_is_json_but_not_an_object_is_a_stream_error(payload: str) ->
 
 @pytest.mark.parametrize("backend", ["stdlib", "orjson"])
 def test_chunk_nested_too_deeply_is_a_stream_error_on_both_backends(backend: str) -> None:
-    """The stdlib backend raised RecursionError on deep nesting (DESIGN.md §2: never a crash)."""
+    """The stdlib backend raised RecursionError on deep nesting (DESIGN.md "Rules": no crash)."""
     with pytest.raises(StreamError, match=r"^chunk 1 "):
         toolcall.assemble(sse("[" * 100_000 + "]" * 100_000), json_backend=backend)
 
 
 @pytest.mark.parametrize("tool_calls", [[5], ["index"], {"index": 0}, "abc"])
 def test_tool_calls_that_are_not_objects_are_a_stream_error(tool_calls: Any) -> None:
-    """Malformed tool_calls are the provider's fault: StreamError, not UsageError (DESIGN.md §5)."""
+    """Malformed tool_calls are the provider's fault: StreamError, not UsageError.
+
+    DESIGN.md "Blame"."""
     with pytest.raises(StreamError) as info:
         toolcall.assemble(sse(chunk({"tool_calls": tool_calls})))
     assert type(info.value) is StreamError
 
 
 def test_several_choices_are_a_stream_error() -> None:
-    """n>1 is out of scope: a turn is one choice (DESIGN.md §1)."""
+    """n>1 is out of scope: a turn is one choice (DESIGN.md "Flow")."""
     two = {"choices": [{"index": 0, "delta": {}}, {"index": 1, "delta": {}}]}
     with pytest.raises(StreamError, match=r"^chunk 1 has choices \[0, 1\]"):
         toolcall.assemble(sse(two))
@@ -467,13 +469,13 @@ def test_stdlib_and_orjson_backends_give_identical_turns() -> None:
 
 
 def test_unknown_json_backend_is_a_usage_error() -> None:
-    """A bad option is the caller's mistake (DESIGN.md §5)."""
+    """A bad option is the caller's mistake (DESIGN.md "Blame")."""
     with pytest.raises(UsageError, match="unknown json backend 'simd'"):
         toolcall.assemble(sse(*OPENAI), json_backend="simd")
 
 
 def test_turn_to_dict_is_json_ready() -> None:
-    """Turn.to_dict() is what the harness compares across implementations (DESIGN.md §5)."""
+    """Turn.to_dict() is what the harness compares across implementations (DESIGN.md "Blame")."""
     turn = toolcall.assemble(sse(*OPENAI, done=False))
     assert turn.to_dict() == {
         "tool_calls": [
@@ -496,7 +498,7 @@ def test_turn_to_dict_is_json_ready() -> None:
 
 
 def test_turn_builder_fed_byte_by_byte_equals_the_whole_body() -> None:
-    """Live HTTP splits a body anywhere, even inside a UTF-8 character (DESIGN.md §1)."""
+    """Live HTTP splits a body anywhere, even inside a UTF-8 character (DESIGN.md "Flow")."""
     body = sse(*RICH)
     builder = TurnBuilder()
     for i in range(len(body)):
@@ -528,7 +530,7 @@ def test_assemble_takes_an_iterable_of_byte_chunks() -> None:
 
 @pytest.mark.parametrize("pieces", [["data: {}\n\n"], [b"data: ", 5]])
 def test_assemble_of_non_bytes_pieces_is_a_usage_error(pieces: list[Any]) -> None:
-    """A str or int piece is the caller's mistake (DESIGN.md §5)."""
+    """A str or int piece is the caller's mistake (DESIGN.md "Blame")."""
     with pytest.raises(UsageError, match="the body must be bytes"):
         toolcall.assemble(pieces)
 
@@ -562,7 +564,7 @@ def test_assemble_async_takes_an_async_generator_of_byte_pieces() -> None:
 
 
 def test_assemble_async_rejects_non_bytes_pieces() -> None:
-    """The async form checks pieces like the sync one (DESIGN.md §5: UsageError)."""
+    """The async form checks pieces like the sync one (DESIGN.md "Blame": UsageError)."""
 
     async def pieces() -> AsyncIterator[Any]:
         yield "data: [DONE]\n\n"

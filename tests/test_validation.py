@@ -1,7 +1,7 @@
 """Bad input gives a typed error that names the call, never a silent merge, drop or crash.
 
-The rules come from DESIGN.md §2 ("Bad input ...") and §5 (who broke the rule: StreamError for
-the provider's stream, UsageError for the caller); the evidence for each case is in its docstring.
+The rules come from DESIGN.md "Rules" ("Bad input ...") and "Blame" (StreamError for the
+provider's stream, UsageError for the caller); the evidence for each case is in its docstring.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def test_empty_objects_back_to_back_are_two_json_values() -> None:
 
 def test_calls_merged_on_one_index_by_a_relay_are_flagged_not_silently_accepted() -> None:
     """Two calls sent on index 0 without ids concatenate; the result is an error naming the
-    merge, never a silently wrong call (DESIGN.md §2; FACTS §5 lobehub/lobehub#11649)."""
+    merge, never a silently wrong call (DESIGN.md "Rules"; FACTS §5 lobehub/lobehub#11649)."""
     data = body(
         chunk([{"index": 0, "type": "function", "function": {"name": "f", "arguments": "{}"}}]),
         chunk([{"index": 0, "type": "function", "function": {"name": "f", "arguments": "{}"}}]),
@@ -97,7 +97,7 @@ def test_calls_merged_on_one_index_by_a_relay_are_flagged_not_silently_accepted(
 
 
 def test_invalid_json_names_index_id_and_name() -> None:
-    """Errors carry the call's index, id and name so a CI log points at it (DESIGN.md §5)."""
+    """Errors carry the call's index, id and name so a CI log points at it (DESIGN.md "Blame")."""
     with pytest.raises(ArgumentsError) as info:
         parse_arguments(make_call('{"a": tru}'))
     err = info.value
@@ -118,7 +118,7 @@ def test_arguments_that_stop_mid_value_are_reported_as_incomplete() -> None:
     [("[1]", "list"), ('"x"', "str"), ("1", "int"), ("null", "NoneType"), ("true", "bool")],
 )
 def test_non_object_json_is_an_arguments_error(text: str, kind: str) -> None:
-    """Arguments must be one JSON object (OpenAI function-calling contract, DESIGN.md §1)."""
+    """Arguments must be one JSON object (OpenAI function-calling contract, DESIGN.md "Flow")."""
     with pytest.raises(ArgumentsError, match=f"must be a JSON object, got {kind}$"):
         parse_arguments(make_call(text))
 
@@ -130,7 +130,7 @@ def test_empty_arguments_are_an_empty_object(text: str) -> None:
 
 
 def test_arguments_nested_too_deeply_are_an_arguments_error() -> None:
-    """Pathological nesting must not escape as RecursionError ("never a crash", DESIGN.md §2)."""
+    """Pathological nesting must not escape as RecursionError (DESIGN.md "Rules": no crash)."""
     with pytest.raises(ArgumentsError, match="nests deeper than"):
         parse_arguments(make_call('{"a":' + "[" * 100_000 + "]" * 100_000 + "}"))
 
@@ -164,7 +164,7 @@ def test_finish_reason_length_with_valid_arguments_is_still_truncated() -> None:
 
 
 def test_stream_ending_without_finish_reason_with_a_call_is_truncated() -> None:
-    """A stream that ends mid-call is a typed error (DESIGN.md §2); GLM/xAI/Doubao/Gemini omit
+    """A stream that ends mid-call is a typed error (DESIGN.md "Rules"); GLM/xAI/Doubao/Gemini omit
     `finish_reason: null` on intermediate chunks (FACTS §0), so only the end decides."""
     data = body(chunk([head(arguments='{"a":')]), chunk([frag(0, "1}")]), done=False)
     with pytest.raises(TruncatedError) as info:
@@ -198,7 +198,7 @@ def test_stream_ending_without_finish_reason_and_without_calls_is_a_stream_error
 
 
 def test_arguments_for_a_call_that_never_got_a_name_are_reported() -> None:
-    """No fragment disappears without a word (DESIGN.md §2: never a silent drop)."""
+    """No fragment disappears without a word (DESIGN.md "Rules": never a silent drop)."""
     data = body(chunk([frag(0, '{"a":1}')]), chunk(finish="tool_calls"))
     with pytest.raises(StreamError, match="arrived for a call that never got a name"):
         toolcall.assemble(data)
@@ -209,7 +209,7 @@ def test_arguments_for_a_call_that_never_got_a_name_are_reported() -> None:
 
 @pytest.mark.parametrize("index", [-1, "-1", -(2**40)])
 def test_negative_index_is_a_stream_error(index: Any) -> None:
-    """Negative indices are bad input from the provider (DESIGN.md §2)."""
+    """Negative indices are bad input from the provider (DESIGN.md "Rules")."""
     a = Assembler()
     with pytest.raises(StreamError, match="index must not be negative"):
         a.feed({"index": index, "id": "c", "function": {"name": "f"}})
@@ -219,13 +219,13 @@ def test_negative_index_is_a_stream_error(index: Any) -> None:
 @pytest.mark.parametrize("index", [1.0, True, [0], {"i": 0}, "one", "²", "1" * 5000, "+1"])
 def test_non_integer_index_is_a_stream_error(index: Any) -> None:
     """Only integers and ASCII numeric strings are indices; "²" and a 5000-digit string once
-    escaped as ValueError (DESIGN.md §2: typed error, never a crash)."""
+    escaped as ValueError (DESIGN.md "Rules": typed error, never a crash)."""
     with pytest.raises(StreamError, match="index must be an integer"):
         Assembler().feed({"index": index, "function": {"name": "f"}})
 
 
 def test_huge_index_is_accepted_without_allocating_per_index() -> None:
-    """Memory stays proportional to the data, whatever the indices claim (DESIGN.md §2)."""
+    """Memory stays proportional to the data, whatever the indices claim (DESIGN.md "Rules")."""
     a = Assembler()
     a.feed({"index": 2**31, "id": "c", "function": {"name": "f", "arguments": "{}"}})
     a.feed({"index": 2**62, "id": "d", "function": {"name": "g", "arguments": "{}"}})
@@ -234,7 +234,7 @@ def test_huge_index_is_accepted_without_allocating_per_index() -> None:
 
 
 def test_max_calls_is_enforced() -> None:
-    """LimitExceeded when a stream opens more calls than allowed (DESIGN.md §2 memory bound)."""
+    """LimitExceeded when a stream opens more calls than allowed (DESIGN.md "Rules": memory)."""
     a = Assembler(max_calls=2)
     a.feed({"index": 0, "function": {"name": "a"}})
     a.feed({"index": 1, "function": {"name": "b"}})
@@ -251,7 +251,7 @@ def test_max_calls_through_assemble() -> None:
 
 
 def test_max_argument_chars_is_enforced_across_calls() -> None:
-    """Total argument text is bounded (DESIGN.md §2: memory proportional, bounded)."""
+    """Total argument text is bounded (DESIGN.md "Rules": memory proportional, bounded)."""
     a = Assembler(max_argument_chars=10)
     a.feed({"index": 0, "id": "a", "function": {"name": "a", "arguments": '{"x":1}'}})
     with pytest.raises(LimitExceeded, match="exceed 10 characters") as info:
@@ -261,14 +261,14 @@ def test_max_argument_chars_is_enforced_across_calls() -> None:
 
 @pytest.mark.parametrize(("max_calls", "max_chars"), [(0, 10), (1, 0), (-1, 5)])
 def test_non_positive_limits_are_a_usage_error(max_calls: int, max_chars: int) -> None:
-    """A bad limit is the caller's mistake (DESIGN.md §5: UsageError)."""
+    """A bad limit is the caller's mistake (DESIGN.md "Blame": UsageError)."""
     with pytest.raises(UsageError):
         Assembler(max_calls=max_calls, max_argument_chars=max_chars)
 
 
 @pytest.mark.parametrize("name", [123, ["f"], {"n": "f"}, True])
 def test_non_string_name_is_a_stream_error(name: Any) -> None:
-    """A non-string name is bad provider input (DESIGN.md §2)."""
+    """A non-string name is bad provider input (DESIGN.md "Rules")."""
     with pytest.raises(StreamError, match=r"function\.name must be a string"):
         Assembler().feed({"index": 0, "id": "c", "function": {"name": name}})
 
@@ -291,7 +291,9 @@ def test_falsy_non_string_name_or_id_on_a_later_fragment_is_a_stream_error(value
 
 @pytest.mark.parametrize("arguments", [1, 1.5, True])
 def test_non_string_non_object_arguments_are_a_stream_error(arguments: Any) -> None:
-    """Arguments are text (or, tolerated, a JSON object); a number is bad input (DESIGN.md §2)."""
+    """Arguments are text (or, tolerated, a JSON object); a number is bad input.
+
+    DESIGN.md "Rules"."""
     with pytest.raises(StreamError, match=r"function\.arguments must be a string"):
         Assembler().feed({"index": 0, "function": {"name": "f", "arguments": arguments}})
 
@@ -305,7 +307,7 @@ def test_unserialisable_object_arguments_are_a_stream_error() -> None:
 
 @pytest.mark.parametrize("function", ["f", 1, ["f"]])
 def test_function_that_is_not_an_object_is_a_stream_error(function: Any) -> None:
-    """`function` must be an object (DESIGN.md §2 bad input)."""
+    """`function` must be an object (DESIGN.md "Rules" bad input)."""
     with pytest.raises(StreamError, match="function must be an object"):
         Assembler().feed({"index": 0, "function": function})
 
