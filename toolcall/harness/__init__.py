@@ -12,20 +12,24 @@ _EXTRA_MODULES = frozenset(
 )
 
 
+def missing_extra(exc: ModuleNotFoundError) -> str | None:
+    """What to install, when the missing module is one the `harness` extra brings; else None."""
+    if exc.name not in _EXTRA_MODULES:
+        return None
+    return f"(missing: {exc.name}); install it with: pip install 'toolcall[harness]'"
+
+
 def main() -> int:
     """The `toolcall` command. Without the `harness` extra it says what to install, because a
     traceback ending in `No module named 'yaml'` does not."""
     try:
         from .cli import main as run
     except ModuleNotFoundError as exc:
-        if exc.name not in _EXTRA_MODULES:
+        hint = missing_extra(exc)
+        if hint is None:
             raise
         import sys
 
-        print(
-            f"toolcall: the command needs the harness extra (missing: {exc.name}); "
-            "install it with: pip install 'toolcall[harness]'",
-            file=sys.stderr,
-        )
+        print(f"toolcall: the command needs the harness extra {hint}", file=sys.stderr)
         return 2
     return run()

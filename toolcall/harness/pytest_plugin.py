@@ -1,9 +1,9 @@
 """The pytest plugin: the conformance suite here, and every cassette for other projects.
 
-Registered through the `pytest11` entry point, so any project with `toolcall[harness]` installed
-has it, with its options namespaced (`--toolcall-provider`, `--toolcall-scenario`,
-`--toolcall-root`, `--toolcall-report`, `--toolcall-json`). It generates tests only for tests
-that ask for its fixtures, so it stays silent elsewhere:
+Registered through the `pytest11` entry point, so any project with `toolcall` installed has it,
+with its options namespaced (`--toolcall-provider`, `--toolcall-scenario`, `--toolcall-root`,
+`--toolcall-report`, `--toolcall-json`). It generates tests only for tests that ask for its
+fixtures, so it stays silent elsewhere:
 
 - `conformance_outcome` / `recording_outcome`: this repository's own suite, one test per
   provider x scenario and per published recording, with the matrix printed at the end;
@@ -13,27 +13,57 @@ that ask for its fixtures, so it stays silent elsewhere:
   request, and hands its answer to `toolcall_case.check(...)`, which fails with the same verdict
   `toolcall matrix` would print.
 
-The data comes from the checkout the tests run in, or from the package (`harness.locate`).
+pytest loads this module in every project where the package is installed, with or without the
+`harness` extra, so it imports only the standard library and pytest: a project that installed
+the bare library must still be able to run its tests. The suite (YAML, jsonschema, vcrpy) is
+imported from `pytest_suite` when an option or a fixture of the plugin is used, and a missing
+extra is then one line naming what to install.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
+import importlib
+from typing import TYPE_CHECKING
 
 import pytest
 
-from . import matrix, published, report
-from .checks import Outcome, check_cell, check_recording
-from .locate import suite_root
-from .peers.external import read_document
-from .profiles import Cell, ProfileError, Provider, Suite, load_suite
-from .verdict import judge
+from . import missing_extra
 
-_OUTCOMES = pytest.StashKey[list[Outcome]]()
-_SUITE = pytest.StashKey[Suite]()
+if TYPE_CHECKING:
+    from .checks import Outcome
+    from .profiles import Cell, Provider
+    from .published import Recording
+
+_OUTCOMES = pytest.StashKey[list["Outcome"]]()
+_OPTIONS = (
+    "--toolcall-provider",
+    "--toolcall-scenario",
+    "--toolcall-root",
+    "--toolcall-report",
+    "--toolcall-json",
+)
+_FIXTURES = ("toolcall_case", "published_recording", "conformance_cell")
+
+
+def _require_harness(what: str, *, collecting: bool = False) -> None:
+    """Import the suite, or stop with one line naming what asked for it and what to install.
+
+    While options are read that is a usage error; during collection, a collection error of the
+    test that asked (pytest prints a `UsageError` raised there with its traceback). Raised after
+    the `except` block, so that no "during handling of the above exception" comes with it.
+    """
+    try:
+        importlib.import_module(f"{__package__}.pytest_suite")
+    except ModuleNotFoundError as exc:
+        hint = missing_extra(exc)
+        if hint is None:
+            raise
+        message = f"{what} needs toolcall's harness extra {hint}"
+    else:
+        return
+    if collecting:
+        pytest.fail(message, pytrace=False)
+    raise pytest.UsageError(message)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -62,46 +92,25 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[_OUTCOMES] = []
-    provider = config.getoption("--toolcall-provider")
-    scenario = config.getoption("--toolcall-scenario")
-    if provider or scenario:
+    used = [option for option in _OPTIONS if config.getoption(option)]
+    if not used:
+        return
+    _require_harness(used[0])
+    from . import pytest_suite
+
+    if config.getoption("--toolcall-provider") or config.getoption("--toolcall-scenario"):
         # Checked before collection, so a typo is one line of error, not a traceback.
-        try:
-            _suite(config).cells(provider, scenario)
-        except ProfileError as exc:
-            raise pytest.UsageError(str(exc)) from None
-
-
-def _suite(config: pytest.Config) -> Suite:
-    if _SUITE not in config.stash:
-        explicit = config.getoption("--toolcall-root")
-        try:
-            root = suite_root(Path(explicit) if explicit else None, start=config.rootpath)
-            config.stash[_SUITE] = load_suite(root)
-        except ProfileError as exc:
-            raise pytest.UsageError(str(exc)) from None
-    return config.stash[_SUITE]
+        pytest_suite.check_selection(config)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "toolcall_case" in metafunc.fixturenames:
-        _parametrize_cases(metafunc)
-    if "published_recording" in metafunc.fixturenames:
-        _parametrize_recordings(metafunc)
-    if "conformance_cell" not in metafunc.fixturenames:
+    asked = [name for name in _FIXTURES if name in metafunc.fixturenames]
+    if not asked:
         return
-    config = metafunc.config
-    provider = config.getoption("--toolcall-provider")
-    scenario = config.getoption("--toolcall-scenario")
-    try:
-        cells = _suite(config).cells(provider, scenario)
-    except ProfileError as exc:
-        raise pytest.UsageError(str(exc)) from None
-    metafunc.parametrize(
-        "conformance_cell",
-        [(p, c) for p, _s, c in cells],
-        ids=[f"{p.key}-{s.name}" for p, s, _c in cells],
-    )
+    _require_harness(f"the {asked[0]} fixture", collecting=True)
+    from . import pytest_suite
+
+    pytest_suite.parametrize(metafunc)
 
 
 @pytest.fixture
@@ -109,97 +118,27 @@ def conformance_outcome(
     request: pytest.FixtureRequest, conformance_cell: tuple[Provider, Cell]
 ) -> Outcome:
     """The checked outcome of this test's cell, also kept for the end-of-run matrix."""
-    provider, cell = conformance_cell
-    outcome = check_cell(_suite(request.config), provider, cell)
+    from . import pytest_suite
+
+    outcome = pytest_suite.cell_outcome(request.config, conformance_cell)
     request.config.stash[_OUTCOMES].append(outcome)
     return outcome
-
-
-def _parametrize_recordings(metafunc: pytest.Metafunc) -> None:
-    """One test per published recording; a scenario filter (recordings have none) skips them."""
-    config = metafunc.config
-    if config.getoption("--toolcall-scenario"):
-        recordings: list[published.Recording] = []
-    else:
-        suite = _suite(config)
-        try:
-            recordings = published.discover(
-                suite.cassettes, config.getoption("--toolcall-provider"), keep_unreadable=True
-            )
-        except published.PublishedError as exc:
-            raise pytest.UsageError(str(exc)) from None
-    metafunc.parametrize("published_recording", recordings, ids=[r.id for r in recordings])
 
 
 @pytest.fixture
-def recording_outcome(
-    request: pytest.FixtureRequest, published_recording: published.Recording
-) -> Outcome:
+def recording_outcome(request: pytest.FixtureRequest, published_recording: Recording) -> Outcome:
     """The checked outcome of one published recording, also kept for the end-of-run report."""
-    outcome = check_recording(_suite(request.config), published_recording)
+    from . import pytest_suite
+
+    outcome = pytest_suite.recording_outcome(request.config, published_recording)
     request.config.stash[_OUTCOMES].append(outcome)
     return outcome
-
-
-def _parametrize_cases(metafunc: pytest.Metafunc) -> None:
-    config = metafunc.config
-    try:
-        found = list(
-            matrix.cases(
-                _suite(config),
-                matrix.Matrix(),
-                provider=config.getoption("--toolcall-provider"),
-                scenario=config.getoption("--toolcall-scenario"),
-            )
-        )
-    except (ProfileError, matrix.MatrixError, published.PublishedError) as exc:
-        raise pytest.UsageError(str(exc)) from None
-    cases = [ToolcallCase(c) for c in found]
-    metafunc.parametrize("toolcall_case", cases, ids=[c.id for c in cases])
-
-
-class ToolcallCase:
-    """One stream for another project's assembler, and the judge of its answer.
-
-    `body` is the stream as it came over HTTP, `chunks` its decoded `data:` payloads (no
-    `[DONE]`), `request` the request body that asked for it. `check(answer)` takes what the
-    assembler made of it in the implementation protocol's shape (`{"tool_calls": [{"id", "type",
-    "function": {"name", "arguments"}}]}`, `"error"` for a stream it refuses, or both), or the
-    exception it raised, and fails the test with the verdict's reason.
-    """
-
-    def __init__(self, case: matrix.Case) -> None:
-        self._case = case
-        self.id = f"{case.provider}/{case.scenario}"
-        self.body = case.body
-        self.chunks = case.chunks
-        self.request = case.request
-
-    def check(self, answer: Mapping[str, Any] | BaseException) -> None:
-        judged = answer if isinstance(answer, BaseException) else read_document(dict(answer))
-        verdict = judge(self._case.expected, judged)
-        if not verdict.passed:
-            pytest.fail(f"{self.id}: {verdict.reason or verdict.label}", pytrace=False)
-
-    def __repr__(self) -> str:
-        return f"ToolcallCase({self.id})"
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     outcomes = terminalreporter.config.stash[_OUTCOMES]
     if not outcomes:
         return
-    terminalreporter.section("toolcall conformance matrix")
-    terminalreporter.write_line(report.text(outcomes))
-    target = terminalreporter.config.getoption("--toolcall-report")
-    if target:
-        path = Path(target)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(report.markdown(outcomes), encoding="utf-8")
-        terminalreporter.write_line(f"Markdown report: {path}")
-    target = terminalreporter.config.getoption("--toolcall-json")
-    if target:
-        path = Path(target)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(report.document(outcomes), indent=1) + "\n", encoding="utf-8")
-        terminalreporter.write_line(f"JSON report: {path}")
+    from . import pytest_suite
+
+    pytest_suite.summary(terminalreporter, outcomes)

@@ -1,0 +1,185 @@
+"""What the pytest plugin does once one of its options or fixtures is used.
+
+Kept apart from `pytest_plugin`, which pytest imports in every project that installs the package:
+this module needs the `harness` extra (YAML, jsonschema, vcrpy), the plugin module must not.
+The data comes from the checkout the tests run in, or from the package (`harness.locate`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from . import matrix, published, report
+from .checks import Outcome, check_cell, check_recording
+from .locate import suite_root
+from .peers.external import Crashed, read_document
+from .profiles import Cell, ProfileError, Provider, Suite, load_suite
+from .verdict import judge
+
+_SUITE = pytest.StashKey[Suite]()
+
+
+def _suite(config: pytest.Config) -> Suite:
+    if _SUITE not in config.stash:
+        explicit = config.getoption("--toolcall-root")
+        try:
+            root = suite_root(Path(explicit) if explicit else None, start=config.rootpath)
+            config.stash[_SUITE] = load_suite(root)
+        except ProfileError as exc:
+            raise pytest.UsageError(str(exc)) from None
+    return config.stash[_SUITE]
+
+
+def check_selection(config: pytest.Config) -> None:
+    """The suite loads and `--toolcall-provider` / `--toolcall-scenario` name something in it."""
+    try:
+        _suite(config).cells(
+            config.getoption("--toolcall-provider"), config.getoption("--toolcall-scenario")
+        )
+    except ProfileError as exc:
+        raise pytest.UsageError(str(exc)) from None
+
+
+def parametrize(metafunc: pytest.Metafunc) -> None:
+    """One test per case, per published recording or per cell, for whichever the test takes."""
+    if "toolcall_case" in metafunc.fixturenames:
+        _parametrize_cases(metafunc)
+    if "published_recording" in metafunc.fixturenames:
+        _parametrize_recordings(metafunc)
+    if "conformance_cell" in metafunc.fixturenames:
+        _parametrize_cells(metafunc)
+
+
+def _parametrize_cells(metafunc: pytest.Metafunc) -> None:
+    config = metafunc.config
+    provider = config.getoption("--toolcall-provider")
+    scenario = config.getoption("--toolcall-scenario")
+    try:
+        cells = _suite(config).cells(provider, scenario)
+    except ProfileError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    metafunc.parametrize(
+        "conformance_cell",
+        [(p, c) for p, _s, c in cells],
+        ids=[f"{p.key}-{s.name}" for p, s, _c in cells],
+    )
+
+
+def cell_outcome(config: pytest.Config, cell: tuple[Provider, Cell]) -> Outcome:
+    """The checked outcome of one provider x scenario cell."""
+    provider, checked = cell
+    return check_cell(_suite(config), provider, checked)
+
+
+def _parametrize_recordings(metafunc: pytest.Metafunc) -> None:
+    """One test per published recording; a scenario filter (recordings have none) skips them."""
+    config = metafunc.config
+    if config.getoption("--toolcall-scenario"):
+        recordings: list[published.Recording] = []
+    else:
+        suite = _suite(config)
+        try:
+            recordings = published.discover(
+                suite.cassettes, config.getoption("--toolcall-provider"), keep_unreadable=True
+            )
+        except published.PublishedError as exc:
+            raise pytest.UsageError(str(exc)) from None
+    metafunc.parametrize("published_recording", recordings, ids=[r.id for r in recordings])
+
+
+def recording_outcome(config: pytest.Config, recording: published.Recording) -> Outcome:
+    """The checked outcome of one published recording."""
+    return check_recording(_suite(config), recording)
+
+
+def _parametrize_cases(metafunc: pytest.Metafunc) -> None:
+    config = metafunc.config
+    try:
+        found = list(
+            matrix.cases(
+                _suite(config),
+                matrix.Matrix(),
+                provider=config.getoption("--toolcall-provider"),
+                scenario=config.getoption("--toolcall-scenario"),
+            )
+        )
+    except (ProfileError, matrix.MatrixError, published.PublishedError) as exc:
+        raise pytest.UsageError(str(exc)) from None
+    cases = [ToolcallCase(c) for c in found]
+    metafunc.parametrize("toolcall_case", cases, ids=[c.id for c in cases])
+
+
+ANSWER_SHAPE = (
+    '{"tool_calls": [{"id": ..., "type": "function", "function": {"name": ..., '
+    '"arguments": "<JSON text>"}}]}, or {"error": "..."}'
+)
+
+
+class ToolcallCase:
+    """One stream for another project's assembler, and the judge of its answer.
+
+    `body` is the stream as it came over HTTP, `chunks` its decoded `data:` payloads (no
+    `[DONE]`), `request` the request body that asked for it. `check(answer)` takes what the
+    assembler made of it in the implementation protocol's shape (`{"tool_calls": [{"id", "type",
+    "function": {"name", "arguments"}}]}`, `"error"` for a stream it refuses, or both), or the
+    exception it raised, and fails the test with the verdict's reason. An answer of another shape
+    fails the test too, saying which shape it takes, since the mistake is the test's, not the
+    assembler's.
+    """
+
+    def __init__(self, case: matrix.Case) -> None:
+        self._case = case
+        self.id = f"{case.provider}/{case.scenario}"
+        self.body = case.body
+        self.chunks = case.chunks
+        self.request = case.request
+
+    def check(self, answer: Mapping[str, Any] | BaseException) -> None:
+        __tracebackhide__ = True
+        if isinstance(answer, BaseException):
+            verdict = judge(self._case.expected, answer)
+        elif not isinstance(answer, Mapping):
+            pytest.fail(
+                f"{self.id}: check() got a {type(answer).__name__}; it takes {ANSWER_SHAPE}, "
+                "or the exception the assembler raised",
+                pytrace=False,
+            )
+        else:
+            try:
+                verdict = judge(self._case.expected, read_document(dict(answer)))
+            except Crashed as exc:
+                shape = str(exc)
+            else:
+                shape = ""
+            if shape:  # failed here rather than in `except`, so no exception chain is printed
+                pytest.fail(
+                    f"{self.id}: check() got {shape}; it takes {ANSWER_SHAPE}", pytrace=False
+                )
+        if not verdict.passed:
+            pytest.fail(f"{self.id}: {verdict.reason or verdict.label}", pytrace=False)
+
+    def __repr__(self) -> str:
+        return f"ToolcallCase({self.id})"
+
+
+def summary(terminalreporter: pytest.TerminalReporter, outcomes: list[Outcome]) -> None:
+    """The matrix at the end of the run, and the report files asked for."""
+    terminalreporter.section("toolcall conformance matrix")
+    terminalreporter.write_line(report.text(outcomes))
+    target = terminalreporter.config.getoption("--toolcall-report")
+    if target:
+        path = Path(target)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(report.markdown(outcomes), encoding="utf-8")
+        terminalreporter.write_line(f"Markdown report: {path}")
+    target = terminalreporter.config.getoption("--toolcall-json")
+    if target:
+        path = Path(target)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(report.document(outcomes), indent=1) + "\n", encoding="utf-8")
+        terminalreporter.write_line(f"JSON report: {path}")
