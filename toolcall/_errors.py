@@ -63,12 +63,25 @@ class LimitExceeded(StreamError):
 
 
 class ProviderError(ToolCallError):
-    """The provider sent its own error payload (`{"error": {...}}`) inside the stream."""
+    """The provider reported an error itself: an error payload (`{"error": {...}}`) inside the
+    stream, or an error answer instead of one (a 429's JSON, a gateway's 502 page).
 
-    def __init__(self, message: str, *, code: str | None = None, payload: object = None) -> None:
+    `status` is the HTTP status when the caller passed it (`assemble(..., status=...)`), `code`
+    the error's code or type where the payload has one, `payload` the decoded error document.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str | None = None,
+        payload: object = None,
+        status: int | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.payload = payload
+        self.status = status
 
 
 class SchemaError(ToolCallError):

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ._answer import ERROR_BODY_BYTES, error_answer, looks_like_an_answer
 from ._assembler import (
     DEFAULT_MAX_ARGUMENT_CHARS,
     DEFAULT_MAX_CALLS,
@@ -78,6 +79,12 @@ class TurnBuilder:
     The limits bound what a stream can make it hold: `max_calls`, `max_argument_chars` (all
     calls' arguments), `max_text_chars` (content, reasoning, names, ids, types, extra_content)
     and `max_event_chars` (one SSE event, checked as it arrives, before it is decoded).
+
+    `status` is the HTTP status of the answer, where the caller has it (`response.status_code`):
+    outside 2xx the body is the provider's error answer, kept (its first 64 KiB) and raised by
+    `finish()` as a `ProviderError` with the status and the provider's message. Without it, a
+    body that begins as a JSON document or an HTML page and never becomes a stream is read the
+    same way, without the status.
     """
 
     def __init__(
@@ -90,7 +97,10 @@ class TurnBuilder:
         max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
         events: bool = True,
         partial_arguments: bool = False,
+        status: int | None = None,
     ) -> None:
+        if status is not None and (type(status) is not int or not 100 <= status <= 599):
+            raise UsageError(f"status must be an HTTP status (100-599) or None: {shown(status)}")
         if type(events) is not bool or type(partial_arguments) is not bool:
             raise UsageError(
                 f"events and partial_arguments must be True or False, got {shown(events)} and "
@@ -113,6 +123,10 @@ class TurnBuilder:
             self._reader.events = self._events
         # None while the builder reads; once it is done, what ended it, for the UsageError.
         self._ended: str | None = None
+        # The status when it says the body is an error answer, read whole by finish().
+        self._error_status = None if status is None or 200 <= status <= 299 else status
+        # The start of the body, until it has shown itself to be a stream (or an error answer).
+        self._head: bytearray | None = bytearray()
 
     def feed(self, data: bytes) -> list[Event]:
         """Take the next slice of the HTTP body (any bytes-like object, including empty); return
@@ -126,6 +140,11 @@ class TurnBuilder:
             raise UsageError(f"feed() after {self._ended}: a TurnBuilder reads one body")
         if type(data) is not bytes:
             data = _as_bytes(data, "feed() takes bytes")
+        head = self._head
+        if head is not None:
+            head += data[: ERROR_BODY_BYTES - len(head)]
+            if self._error_status is not None:
+                return []
         sse = self._sse
         try:
             if len(data) <= _WINDOW:
@@ -141,6 +160,8 @@ class TurnBuilder:
         except ToolCallError as exc:
             self._ended = f"the {type(exc).__name__} it raised ({exc})"
             raise
+        if head is not None and (self._reader.chunks or self._reader.done):
+            self._head = None  # a stream: nothing more to keep
         events = self._events
         if not events:
             return []
@@ -181,8 +202,19 @@ class TurnBuilder:
         return taken
 
     def _finish(self) -> Turn:
-        self._reader.read(self._sse.close())
         reader = self._reader
+        head = self._head
+        if head is not None:
+            if self._error_status is not None:
+                raise error_answer(bytes(head), self._error_status)
+            if not reader.chunks and not reader.done:
+                if looks_like_an_answer(head):
+                    raise error_answer(bytes(head), None)
+                if not head:
+                    raise StreamError(
+                        "the body is empty (an HTTP error answer? pass its status to see it)"
+                    )
+        reader.read(self._sse.close())
         assembler = self._assembler
         orphans = assembler.nameless()
         if orphans:
@@ -269,13 +301,16 @@ def assemble(
     max_argument_chars: int = DEFAULT_MAX_ARGUMENT_CHARS,
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
     max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    status: int | None = None,
 ) -> Turn:
     """Assemble a whole body, or an iterator of byte chunks (`httpx.Response.iter_bytes()`).
 
     The keywords are `TurnBuilder`'s; no events are gathered, since only the turn is returned.
+    Pass `status=response.status_code`: an error answer is then a `ProviderError` with the status
+    and the provider's message.
     """
     limits = (max_calls, max_argument_chars, max_text_chars, max_event_chars)
-    builder = _builder(json_backend, limits, events=False)
+    builder = _builder(json_backend, limits, events=False, status=status)
     if isinstance(body, (bytes, bytearray, memoryview)):
         builder.feed(body)  # type: ignore[arg-type]  # any bytes-like object; feed converts
     else:
@@ -292,10 +327,11 @@ async def assemble_async(
     max_argument_chars: int = DEFAULT_MAX_ARGUMENT_CHARS,
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
     max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    status: int | None = None,
 ) -> Turn:
     """Assemble from an async iterator of byte chunks (`httpx.Response.aiter_bytes()`)."""
     limits = (max_calls, max_argument_chars, max_text_chars, max_event_chars)
-    builder = _builder(json_backend, limits, events=False)
+    builder = _builder(json_backend, limits, events=False, status=status)
     async for piece in _async_pieces(body, "assemble_async()"):
         builder.feed(piece)
     return _turn(builder.finish())
@@ -309,13 +345,14 @@ def iter_events(
     max_argument_chars: int = DEFAULT_MAX_ARGUMENT_CHARS,
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
     max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    status: int | None = None,
 ) -> Iterator[Event]:
     """The events of a body read from an iterator of byte chunks (`iter_bytes()`), as they come.
 
     Each event is yielded as soon as the chunk that completed it was read, `TurnDone` last.
     """
     limits = (max_calls, max_argument_chars, max_text_chars, max_event_chars)
-    builder = _builder(json_backend, limits, events=True)
+    builder = _builder(json_backend, limits, events=True, status=status)
     for piece in _pieces(body, "iter_events()"):
         yield from builder.feed(piece)
     yield from builder.finish()
@@ -329,10 +366,11 @@ async def aiter_events(
     max_argument_chars: int = DEFAULT_MAX_ARGUMENT_CHARS,
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
     max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    status: int | None = None,
 ) -> AsyncIterator[Event]:
     """`iter_events` over an async iterator of byte chunks (`httpx.Response.aiter_bytes()`)."""
     limits = (max_calls, max_argument_chars, max_text_chars, max_event_chars)
-    builder = _builder(json_backend, limits, events=True)
+    builder = _builder(json_backend, limits, events=True, status=status)
     async for piece in _async_pieces(body, "aiter_events()"):
         for event in builder.feed(piece):
             yield event
@@ -340,7 +378,9 @@ async def aiter_events(
         yield event
 
 
-def _builder(json_backend: str, limits: tuple[int, int, int, int], *, events: bool) -> TurnBuilder:
+def _builder(
+    json_backend: str, limits: tuple[int, int, int, int], *, events: bool, status: int | None
+) -> TurnBuilder:
     """The builder behind the one-call forms, whose keywords are `TurnBuilder`'s own."""
     max_calls, max_argument_chars, max_text_chars, max_event_chars = limits
     return TurnBuilder(
@@ -350,6 +390,7 @@ def _builder(json_backend: str, limits: tuple[int, int, int, int], *, events: bo
         max_text_chars=max_text_chars,
         max_event_chars=max_event_chars,
         events=events,
+        status=status,
     )
 
 
