@@ -1,4 +1,9 @@
-"""The conformance suite: one test per provider x scenario and one per published recording."""
+"""The conformance suite: one test per provider x scenario and one per published recording.
+
+A failing cell fails in one line, its first finding and what to edit or run (the matrix at the
+end lists every cell, reports/conformance.md every finding): a traceback of this file would say
+nothing about the cassette.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +15,10 @@ from toolcall.harness.checks import Outcome
 def test_cassette(conformance_outcome: Outcome) -> None:
     if conformance_outcome.status == "n/a":
         pytest.skip(f"not applicable: {conformance_outcome.note}")
-    assert conformance_outcome.status == "pass", conformance_outcome.report()
+    if conformance_outcome.status != "pass":
+        pytest.fail(conformance_outcome.failure(), pytrace=False)
 
 
 def test_published_recording(recording_outcome: Outcome) -> None:
-    assert recording_outcome.status == "pass", recording_outcome.report()
+    if recording_outcome.status != "pass":
+        pytest.fail(recording_outcome.failure(), pytrace=False)

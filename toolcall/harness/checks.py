@@ -21,7 +21,7 @@ from jsonschema.exceptions import ValidationError
 from toolcall import ProviderError, ToolCallError, TruncatedError, Turn
 from toolcall.schema import ToolSchemas
 
-from . import fingerprint, published, walk
+from . import fingerprint, published, remedy, walk
 from .cassettes import cassette_path
 from .event_check import assemble_with_events
 from .profiles import Cell, Provider, Suite, format_schema
@@ -42,7 +42,16 @@ class Finding:
     observed: Any
 
     def line(self) -> str:
-        return f"{self.check} {self.path}: declared {self.declared!r}, observed {self.observed!r}"
+        declared, observed = _shown(self.declared), _shown(self.observed)
+        return f"{self.check} {self.path}: declared {declared}, observed {observed}"
+
+
+def _shown(value: Any) -> str:
+    """A value as Python writes it, except text that holds a quote (a library message naming
+    `id 'call_1'`), which `repr` would escape to `\\'`: that is shown in double quotes as it is."""
+    if isinstance(value, str) and "'" in value:
+        return f'"{value}"'
+    return repr(value)
 
 
 @dataclass
@@ -60,6 +69,8 @@ class Outcome:
     origin: str = ""
     findings: list[Finding] = field(default_factory=list)
     diagnostics: list[str] = field(default_factory=list)
+    #: What to edit or run for the first finding (`harness.remedy`); empty when it says itself.
+    fix: str = ""
 
     @property
     def reason(self) -> str:
@@ -75,7 +86,14 @@ class Outcome:
     def report(self) -> str:
         lines = [f"{self.provider} / {self.scenario}: {self.status}"]
         lines += [f"  {finding.line()}" for finding in self.findings]
+        if self.fix:
+            lines.append(f"  fix: {self.fix}")
         return "\n".join(lines)
+
+    def failure(self) -> str:
+        """The failure in one line: the cell, its first finding, and what to edit or run."""
+        line = f"FAIL {self.provider}/{self.scenario}: {self.reason}"
+        return f"{line}; fix: {self.fix}" if self.fix else line
 
 
 def check_cell(suite: Suite, provider: Provider, cell: Cell) -> Outcome:
@@ -94,6 +112,7 @@ def check_cell(suite: Suite, provider: Provider, cell: Cell) -> Outcome:
     except ReplayError as exc:
         findings.append(Finding("replay", "$", "a cassette matching the request", str(exc)))
         outcome.status = "fail"
+        outcome.fix = remedy.for_cell(suite, provider, cell, findings[0])
         return outcome
     if replayed.provenance:
         outcome.note = _provenance(replayed.provenance)
@@ -127,6 +146,7 @@ def check_cell(suite: Suite, provider: Provider, cell: Cell) -> Outcome:
     findings += _check_fingerprint(cell, body)
     if findings:
         outcome.status = "fail"
+        outcome.fix = remedy.for_cell(suite, provider, cell, findings[0])
     return outcome
 
 
@@ -263,12 +283,14 @@ def check_recording(suite: Suite, recording: published.Recording) -> Outcome:
     if recording.problem is not None:
         findings.append(Finding("replay", "$", "a readable recording", recording.problem))
         outcome.status = "fail"
+        outcome.fix = remedy.for_recording(suite, recording, findings[0])
         return outcome
     try:
         replayed = replay_own_request(recording.path)
     except ReplayError as exc:
         findings.append(Finding("replay", "$", "a cassette that replays", str(exc)))
         outcome.status = "fail"
+        outcome.fix = remedy.for_recording(suite, recording, findings[0])
         return outcome
     body = replayed.body
     source = published.source_bytes(body, recording.provenance)
@@ -306,6 +328,7 @@ def check_recording(suite: Suite, recording: published.Recording) -> Outcome:
         findings += profile_findings(provider, recording.stem, body, framing=framing)
     if findings:
         outcome.status = "fail"
+        outcome.fix = remedy.for_recording(suite, recording, findings[0])
     return outcome
 
 

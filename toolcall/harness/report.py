@@ -46,10 +46,15 @@ def evidence(outcomes: Sequence[Outcome], provider: str) -> str:
 
 
 def summary(outcomes: Sequence[Outcome]) -> str:
+    """The counts, then how the published recordings fared among them (a recording is never
+    `n/a`, so a count in parentheses after the last figure read as a part of that one)."""
     counts = {status: sum(o.status == status for o in outcomes) for status in MARK}
     line = f"{counts['pass']} passed, {counts['fail']} failed, {counts['n/a']} not applicable"
-    recordings = sum(1 for o in outcomes if o.origin)
-    return line + (f" ({recordings} of them published recordings)" if recordings else "")
+    recordings = [o for o in outcomes if o.origin]
+    if not recordings:
+        return line
+    passed = sum(o.status == "pass" for o in recordings)
+    return f"{line}; published recordings: {passed} of {len(recordings)} passed"
 
 
 def text(outcomes: Sequence[Outcome]) -> str:
@@ -69,7 +74,7 @@ def text(outcomes: Sequence[Outcome]) -> str:
     failures = [o for o in outcomes if o.status == "fail"]
     if failures:
         lines.append("")
-        lines += [f"FAIL {o.provider}/{o.scenario}: {o.reason}" for o in failures]
+        lines += [o.failure() for o in failures]
     lines += ["", summary(outcomes)]
     return "\n".join(lines)
 
@@ -92,6 +97,8 @@ def markdown(outcomes: Sequence[Outcome]) -> str:
         for outcome in failures:
             lines.append(f"### {outcome.provider} / {outcome.scenario}")
             lines += [f"- `{finding.line()}`" for finding in outcome.findings]
+            if outcome.fix:
+                lines.append(f"- fix: {outcome.fix}")
             lines.append("")
     skipped = [o for o in outcomes if o.status == "n/a"]
     if skipped:
