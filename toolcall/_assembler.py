@@ -170,6 +170,8 @@ class Assembler:
                 )
             name = function.get("name") if function else None
             arguments = function.get("arguments") if function else None
+            if function is None and ("tool_calls" in delta or "choices" in delta):
+                raise UsageError(_whole_delta("a dict", "choices" in delta))
         elif isinstance(delta, Delta):
             raw_index = delta.index
             call_id = delta.id
@@ -497,8 +499,23 @@ class Assembler:
             self._diagnostics.append(Diagnostic(code, message, index))
 
 
+def _whole_delta(what: str, chunk: bool) -> str:
+    """The hint for a whole message delta or chunk fed where one tool-call delta belongs: the
+    openai SDK's `chunk.choices[0].delta` is the likeliest thing to hand over by mistake."""
+    given = "a whole chunk" if chunk else "a whole message delta"
+    return (
+        f"feed() takes one tool-call delta, not {given} ({what}): feed each element of "
+        "chunk.choices[0].delta.tool_calls (for call in delta.tool_calls or []: "
+        "assembler.feed(call)), or hand the body's bytes to toolcall.assemble"
+    )
+
+
 def _read_attributes(delta: object) -> tuple[Any, Any, Any, Any, Any, Any]:
     """Read a delta-shaped object (the openai SDK's `ChoiceDeltaToolCall`, for one)."""
+    if not hasattr(delta, "function") and (
+        hasattr(delta, "tool_calls") or hasattr(delta, "choices")
+    ):
+        raise UsageError(_whole_delta(type(delta).__name__, hasattr(delta, "choices")))
     # str, list and tuple have an `index` method: they are not delta-shaped objects.
     if isinstance(delta, (Sequence, bytes, bytearray, memoryview)) or (
         not hasattr(delta, "function") and not hasattr(delta, "index")
