@@ -1,0 +1,149 @@
+"""The README's "Check yours" recipes, run as printed: each ends in a red, readable result for a
+naive assembler, or in a stream served over HTTP."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+SECTION = README.split("## Check yours", 1)[1].split("\n## ", 1)[0]
+
+# What a maintainer's project would hold: the naive assembler many clients are.
+MY_PROJECT = '''
+def assemble_tool_calls(chunks):
+    """Keys calls by index alone and appends every fragment."""
+    calls = {}
+    for chunk in chunks:
+        for choice in chunk.get("choices") or []:
+            for delta in (choice.get("delta") or {}).get("tool_calls") or []:
+                new = {"id": "", "type": "function", "function": {"name": "", "arguments": ""}}
+                call = calls.setdefault(delta.get("index") or 0, new)
+                call["id"] = call["id"] or delta.get("id") or ""
+                function = delta.get("function") or {}
+                call["function"]["name"] += function.get("name") or ""
+                call["function"]["arguments"] += function.get("arguments") or ""
+    return [calls[i] for i in sorted(calls)]
+'''
+
+
+def blocks(language: str, after: str) -> str:
+    """The first `language` code block after the words `after` in the section."""
+    found = re.search(rf"```{language}\n(.+?)```", SECTION.split(after, 1)[1], re.DOTALL)
+    assert found is not None, f"the README's {after!r} recipe moved"
+    return found.group(1)
+
+
+def commands(block: str) -> list[str]:
+    """Shell lines of a block, continuations joined and comments dropped."""
+    joined = block.replace("\\\n", " ")
+    return [line.split("  #")[0].strip() for line in joined.splitlines() if line.strip()]
+
+
+def environment(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    return {**env, **extra}
+
+
+def test_the_plugin_recipe_fails_a_naive_assembler_one_line_per_case(tmp_path: Path) -> None:
+    (tmp_path / "my_project.py").write_text(MY_PROJECT)
+    test_file = blocks("python", "the pytest plugin")
+    name = test_file.splitlines()[0].removeprefix("# ").split(",")[0]
+    (tmp_path / name).write_text(test_file)
+    (command,) = commands(blocks("sh", "the pytest plugin"))
+    assert command == f"pytest -q {name}"
+    # The packaged suite, as an installed wheel would carry it: here the checkout's.
+    done = subprocess.run(
+        [sys.executable, "-m", *command.split(), "-p", "no:cacheprovider"],
+        cwd=tmp_path,
+        env=environment(TOOLCALL_ROOT=str(ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    out = done.stdout
+    assert done.returncode == 1, out[-3000:] + done.stderr
+    failed = [line for line in out.splitlines() if line.startswith("FAILED ")]
+    section = out.split("= FAILURES =", 1)[1].split("= short test summary info =", 1)[0]
+    messages = [line for line in section.splitlines()[1:-1] if not line.startswith("_")]
+    assert failed and len(messages) == len(failed), section  # one line per failing case
+    assert "gemini/parallel_calls: merged calls: 2 calls came back as 1" in out
+    assert "doubled name" in out and "truncated arguments passed as valid" in out
+    assert "Traceback" not in out and "site-packages" not in out
+
+
+def test_the_external_recipe_gives_the_naive_program_a_red_column() -> None:
+    (command,) = commands(blocks("sh", "`--external`"))
+    toolcall = ROOT / ".venv" / "bin" / "toolcall"
+    if not toolcall.exists():
+        pytest.skip("the recipe runs from a checkout's .venv (make creates it)")
+    done = subprocess.run(
+        ["bash", "-c", command],
+        cwd=ROOT,
+        env=environment(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    out = done.stdout + done.stderr
+    assert "naive" in out and "gemini/parallel_calls" in out, out[-3000:]
+    assert "merged calls" in out and "doubled name" in out, out[-3000:]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def test_the_serve_recipe_streams_a_providers_cassette() -> None:
+    serve, *rest = commands(blocks("sh", "`toolcall serve`"))
+    (curl,) = rest
+    assert serve.endswith(" &") and "--port 8765" in serve and "8765" in curl
+    toolcall = ROOT / ".venv" / "bin" / "toolcall"
+    if not toolcall.exists() or shutil.which("curl") is None:
+        pytest.skip("the recipe runs from a checkout's .venv, with curl")
+    port = str(free_port())
+    server = subprocess.Popen(
+        ["bash", "-c", "exec " + serve.removesuffix("&").strip().replace("8765", port)],
+        cwd=ROOT,
+        env=environment(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", int(port))) == 0:
+                    break
+            assert server.poll() is None, server.stderr.read() if server.stderr else ""
+            assert time.monotonic() < deadline, "toolcall serve did not start"
+            time.sleep(0.2)
+        done = subprocess.run(
+            ["bash", "-c", curl.replace("8765", port)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("data: ") and '"tool_calls"' in done.stdout
+    assert done.stdout.count("function-call-") >= 2  # Gemini's two parallel calls
