@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import yaml
+
 from tests import stream_edit
 from toolcall.harness import cassettes, remedy
 from toolcall.harness.checks import Finding, Outcome, check_cell, check_recording
@@ -70,14 +72,22 @@ def test_a_recorded_cell_names_the_record_command() -> None:
 
 def test_a_scenario_override_is_named_where_it_is_declared() -> None:
     suite = load_suite(ROOT)
-    deepseek = suite.providers["deepseek"]
-    cell = deepseek.cells["reasoning_then_call"]  # overrides sse_comments for itself
-    fix = remedy.for_cell(suite, deepseek, cell, Finding("quirks", "quirks.sse_comments", 1, 0))
-    place = "providers.deepseek.scenarios.reasoning_then_call.quirks.sse_comments"
-    assert f"({place})" in fix
+    document = yaml.safe_load((ROOT / "providers.yaml").read_text(encoding="utf-8"))
+    overrides = [
+        (key, name, quirk)
+        for key, profile in document["providers"].items()
+        for name, entry in profile["scenarios"].items()
+        for quirk in entry.get("quirks", {})
+    ]
+    assert overrides, "no scenario overrides a quirk any more: nothing to test this on"
+    key, name, quirk = overrides[0]
+    provider = suite.providers[key]
+    finding = Finding("quirks", f"quirks.{quirk}", 1, 0)
+    fix = remedy.for_cell(suite, provider, provider.cells[name], finding)
+    assert f"(providers.{key}.scenarios.{name}.quirks.{quirk})" in fix
     number = int(fix.split("edit providers.yaml:", 1)[1].split(" ", 1)[0])
     line = (ROOT / "providers.yaml").read_text(encoding="utf-8").splitlines()[number - 1]
-    assert line.strip().startswith("sse_comments:")
+    assert line.strip().startswith(f"{quirk}:")
 
 
 def test_a_broken_expectation_names_its_expected_json(suite_copy: Path) -> None:
