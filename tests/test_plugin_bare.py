@@ -153,3 +153,15 @@ def test_a_wrongly_shaped_answer_is_a_clean_test_failure(tmp_path: Path) -> None
     assert 'it takes {"tool_calls": [{"id": ...' in out
     assert "site-packages" not in out and "toolcall/harness/" not in out, out
     assert "Traceback" not in out and "During handling" not in out
+
+
+def test_a_suite_that_cannot_be_read_is_one_line_at_collection(tmp_path: Path) -> None:
+    (tmp_path / "test_mine.py").write_text(
+        "def test_mine(toolcall_case):\n    toolcall_case.check({'tool_calls': []})\n"
+    )
+    missing = tmp_path / "nowhere"
+    done = pytest_in(tmp_path, f"--toolcall-root={missing}", "test_mine.py", bare=False)
+    out = done.stdout + done.stderr
+    assert done.returncode != 0
+    assert f"{missing} holds no providers.yaml" in out, out
+    assert "Traceback" not in out and "pytest_suite.py" not in out, out

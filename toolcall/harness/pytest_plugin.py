@@ -110,7 +110,13 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     _require_harness(f"the {asked[0]} fixture", collecting=True)
     from . import pytest_suite
 
-    pytest_suite.parametrize(metafunc)
+    try:
+        pytest_suite.parametrize(metafunc)
+    except pytest.UsageError as exc:
+        problem = str(exc)  # a suite that cannot be read: said once, not with a traceback
+    else:
+        return
+    pytest.fail(problem, pytrace=False)
 
 
 @pytest.fixture
