@@ -162,3 +162,16 @@ def test_make_conformance_prints_one_line_per_failing_cell(suite_copy: Path) -> 
     assert len(body) == 4, failures  # the four gemini cells whose calls show the index
     assert all(line.startswith("FAIL gemini/") and "; fix: " in line for line in body), body
     assert "def test_cassette" not in out and "conformance_outcome" not in out
+
+
+def test_a_recording_that_contradicts_the_profile_names_the_quirks_line(suite_copy: Path) -> None:
+    providers = suite_copy / "providers.yaml"
+    lines = providers.read_text(encoding="utf-8").splitlines(keepends=True)
+    (number,) = [n for n, line in enumerate(lines, 1) if "later_id: {value: empty," in line]
+    lines[number - 1] = lines[number - 1].replace("{value: empty,", "{value: absent,")
+    providers.write_text("".join(lines), encoding="utf-8")
+    suite = load_suite(suite_copy)
+    (recording,) = [r for r in discover(suite.cassettes, "qwen") if r.stem.endswith("tool-call")]
+    line = check_recording(suite, recording).failure()
+    assert f"edit providers.yaml:{number} (providers.qwen.quirks.later_id)" in line, line
+    assert "or waive it for vercel-ai_qwen3-max-tool-call with the reason (providers.yaml:" in line
