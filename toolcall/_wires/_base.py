@@ -96,10 +96,13 @@ class WireReader:
     ) -> int:
         """Open the turn's next call, known on the wire as `key`; returns its number."""
         number = len(self._calls)
-        delta: dict[str, Any] = {"index": number, "id": call_id, "function": {"name": name}}
+        delta: dict[str, Any] = {"index": number, "function": {"name": name}}
         if extra:
             delta["extra_content"] = extra
         self.assembler.feed(delta)  # the limit on calls is checked here, before it is kept
+        # The wire's own structure (block, item, part) tells calls apart, so the id is given to
+        # the call opened rather than used to find one: a repeated id starts no merge.
+        self.assembler._give_id(number, call_id)
         self._calls[key] = number
         self._received[number] = 0
         return number
