@@ -63,12 +63,16 @@ def serving() -> Iterator[str]:
 def test_the_readme_assembles_a_responses_and_an_anthropic_stream_in_the_same_lines() -> None:
     with serving() as base:
         namespace: dict[str, Any] = {
-            "responses_url": base + "/v1/responses",
-            "messages_url": base + "/v1/messages",
-            "responses_request": {"model": "gpt-4o", "stream": True},
-            "messages_request": {"model": "claude-sonnet-4", "stream": True},
-            "openai_auth": {"Authorization": "Bearer not-a-key"},
-            "anthropic_auth": {"x-api-key": "not-a-key"},
+            "openai_responses": (
+                base + "/v1/responses",
+                {"model": "gpt-4o", "stream": True},
+                {"Authorization": "Bearer not-a-key"},
+            ),
+            "anthropic_messages": (
+                base + "/v1/messages",
+                {"model": "claude-sonnet-4", "stream": True},
+                {"x-api-key": "not-a-key"},
+            ),
         }
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
