@@ -388,3 +388,21 @@ def test_a_shape_the_wire_does_not_have_is_a_stream_error_not_a_traceback() -> N
         toolcall.assemble(sse({"type": "content_block_start", "index": 0, "content_block": 3}))
     with pytest.raises(StreamError, match="does not have the gemini shape"):
         toolcall.assemble(sse({"candidates": [{"content": {"parts": [7]}}]}))
+
+
+def test_a_repeated_id_keeps_both_calls_and_says_so() -> None:
+    two = {**OLLAMA[1], "message": {"tool_calls": OLLAMA[1]["message"]["tool_calls"] * 2}}
+    turn = toolcall.assemble(ndjson(OLLAMA[0], two, OLLAMA[2]))
+    assert [c.id for c in turn.tool_calls] == ["c1", "c1"]
+    assert turn.arguments == ({"é": [1]}, {"é": [1]})
+    assert "id_repeated" in [d.code for d in turn.diagnostics]
+
+
+def test_a_path_nested_past_what_json_can_write_is_a_stream_error() -> None:
+    body = sse(
+        gemini({"functionCall": {"name": "f", "willContinue": True}}),
+        gemini(partial({"jsonPath": "$" + ".a" * 5000, "numberValue": 1}, more=False)),
+        gemini(finish="STOP"),
+    )
+    with pytest.raises(StreamError, match="cannot be written as JSON"):
+        toolcall.assemble(body)

@@ -83,6 +83,12 @@ class TurnBuilder:
     The limits bound what a stream can make it hold: `max_calls`, `max_argument_chars` (all
     calls' arguments), `max_text_chars` (content, reasoning, names, ids, types, extra_content)
     and `max_event_chars` (one SSE event, checked as it arrives, before it is decoded).
+
+    `wire` names the API the body comes from: "chat" (chat completions), "responses" (OpenAI's
+    Responses API), "anthropic" (Messages), "gemini" (`streamGenerateContent`, Vertex included)
+    or "ollama" (`/api/chat`, newline-delimited JSON). The default, "auto", tells it from the
+    body's first event where only one wire can have sent it, and raises `UsageError` where two
+    can; `wire` then says which it is. Every wire gives the same events, errors and limits.
     """
 
     def __init__(

@@ -147,10 +147,11 @@ class WireReader:
         if reason not in self.finish_reasons:
             self.finish_reasons.append(reason)
 
-    def keep_usage(self, usage: object) -> None:
-        """Usage as the wire reports it; a later report adds to and overrides an earlier one."""
+    def keep_usage(self, usage: object, *, over: dict[str, Any] | None = None) -> None:
+        """Usage as the wire reports it, the latest report replacing the one before (held
+        whole, it could grow with every event); `over` is a first report it completes."""
         if isinstance(usage, dict) and usage:
-            self.usage = {**(self.usage or {}), **usage}
+            self.usage = usage if over is None else {**over, **usage}
 
     def keep_turn_extra(self, provider: str, key: str, value: object) -> None:
         """Append turn-level provider metadata (a thinking signature) under `provider.key`."""

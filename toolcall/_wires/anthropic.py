@@ -36,6 +36,7 @@ class AnthropicReader(WireReader):
         super().__init__(*args, **kwargs)
         # The `input` of each open call block, by block index, written at its stop if no text came.
         self._inputs: dict[object, object] = {}
+        self._start_usage: dict[str, Any] | None = None
 
     def event(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
@@ -73,12 +74,14 @@ class AnthropicReader(WireReader):
                 if not self.received(number):
                     self.whole_arguments(number, given)
         elif kind == "message_delta":
-            self.keep_usage(event.get("usage"))
+            # Its usage counts the output; the input counts came in message_start.
+            self.keep_usage(event.get("usage"), over=self._start_usage)
             reason = (event.get("delta") or {}).get("stop_reason")
             if reason is not None:
                 self.finish(reason)
         elif kind == "message_start":
             self.keep_usage((event.get("message") or {}).get("usage"))
+            self._start_usage = self.usage
         elif kind == "message_stop":
             self.done = True
         elif kind == "error":
