@@ -16,6 +16,8 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import toolcall
 from tests.outcomes import BACKENDS, outcome
@@ -131,3 +133,16 @@ def test_expectations_name_every_call_the_source_recorded() -> None:
     for rec in RECORDINGS:
         assert len(rec.expected["tool_calls"]) == rec.source["tool_calls"], rec.name
         assert json.dumps(rec.expected)  # plain JSON
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(data=st.data())
+def test_any_resplitting_of_any_wire_recording_gives_its_turn(data: st.DataObject) -> None:
+    """The re-split property of test_properties.py, over every wire's published bodies."""
+    rec = data.draw(st.sampled_from(RECORDINGS))
+    body = rec.body()
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(body)), max_size=16)))
+    bounds = [0, *cuts, len(body)]
+    pieces = [body[a:b] for a, b in itertools.pairwise(bounds)]
+    backend = data.draw(st.sampled_from(BACKENDS))
+    assert outcome(pieces, backend=backend) == outcome(body, wire=rec.wire)
