@@ -406,3 +406,23 @@ def test_a_path_nested_past_what_json_can_write_is_a_stream_error() -> None:
     )
     with pytest.raises(StreamError, match="cannot be written as JSON"):
         toolcall.assemble(body)
+
+
+def test_vertex_continuation_that_repeats_the_name_goes_on_with_the_same_call() -> None:
+    body = sse(
+        gemini({"functionCall": {"name": "f", "willContinue": True}}),
+        gemini(
+            {
+                "functionCall": {
+                    "name": "f",
+                    **partial({"jsonPath": "$.a", "numberValue": 1})["functionCall"],
+                }
+            }
+        ),
+        gemini({"functionCall": {"name": "g", "willContinue": True}}),
+        gemini(partial({"jsonPath": "$.b", "numberValue": 2}, more=False)),
+        gemini(finish="STOP"),
+    )
+    turn = toolcall.assemble(body)
+    assert [c.function.name for c in turn.tool_calls] == ["f", "g"]
+    assert turn.arguments == ({"a": 1}, {"b": 2})

@@ -72,7 +72,7 @@ class GeminiReader(WireReader):
             if signature is not None:
                 self.keep_turn_extra("google", "thought_signatures", signature)
             return
-        if self._streaming is not None and not call.get("name"):
+        if self._streaming is not None and self._continues(call):
             number, arguments = self._streaming
             if not call:  # the empty `functionCall: {}` that ends a streamed call
                 self._close_streaming()
@@ -94,6 +94,16 @@ class GeminiReader(WireReader):
                 self._close_streaming()
         else:
             self.whole_arguments(number, call.get("args"))
+
+    def _continues(self, call: dict[str, Any]) -> bool:
+        """Whether `call` goes on with the call being streamed rather than opening another: it
+        has no name, or it carries arguments under that call's own name again."""
+        name = call.get("name")
+        if not name:
+            return True
+        assert self._streaming is not None
+        number = self._streaming[0]
+        return "partialArgs" in call and name == self.assembler._by_wire_index[number].name()
 
     def _add_partial(self, builder: _ArgumentsBuilder, entries: object) -> None:
         if entries is None:
