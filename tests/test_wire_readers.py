@@ -426,3 +426,19 @@ def test_vertex_continuation_that_repeats_the_name_goes_on_with_the_same_call() 
     turn = toolcall.assemble(body)
     assert [c.function.name for c in turn.tool_calls] == ["f", "g"]
     assert turn.arguments == ({"a": 1}, {"b": 2})
+
+
+def test_anthropic_server_tool_use_is_no_call_of_the_turn() -> None:
+    events = anthropic_call()
+    server = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}
+    events[1:1] = [
+        {"type": "content_block_start", "index": 7, "content_block": server},
+        {
+            "type": "content_block_delta",
+            "index": 7,
+            "delta": {"type": "input_json_delta", "partial_json": '{"query": "x"}'},
+        },
+        {"type": "content_block_stop", "index": 7},
+    ]
+    turn = toolcall.assemble(sse(*events))
+    assert [c.function.name for c in turn.tool_calls] == ["find"]

@@ -6,9 +6,10 @@ empty `input: {}`) opens it, `content_block_delta` events with `input_json_delta
 arguments text in `partial_json` (padded with whitespace at times, which is JSON and kept), and
 `content_block_stop` closes it. A block that received no text at all is given its `input`,
 written as JSON, so a call without parameters closes at its stop as every other call does.
-Text (`text_delta`) and reasoning (`thinking_delta`) are blocks too; a thinking block's
-`signature` (and a redacted block's `data`) must go back with the next request, so they are
-kept on the turn, under `extra_content["anthropic"]`.
+A `server_tool_use` block is a tool the provider runs itself (web search): it is no call of the
+turn, and its input is skipped. Text (`text_delta`) and reasoning (`thinking_delta`) are blocks
+too; a thinking block's `signature` (and a redacted block's `data`) must go back with the next
+request, so they are kept on the turn, under `extra_content["anthropic"]`.
 
 `message_delta` carries the stop reason (`tool_use`, `end_turn`, `max_tokens`: a cut) and the
 usage; `message_stop` ends the stream; `ping` events carry nothing; an `error` event is the
@@ -24,8 +25,6 @@ from .._chunks import _provider_error
 from .._errors import StreamError
 from ._base import WireReader
 
-_CALL_BLOCKS = ("tool_use", "server_tool_use")
-
 
 class AnthropicReader(WireReader):
     wire = "anthropic"
@@ -37,6 +36,8 @@ class AnthropicReader(WireReader):
         # The `input` of each open call block, by block index, written at its stop if no text came.
         self._inputs: dict[object, object] = {}
         self._start_usage: dict[str, Any] | None = None
+        # Blocks of tools the provider runs itself, whose input is no call's arguments.
+        self._server_blocks: set[object] = set()
 
     def event(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
@@ -44,7 +45,8 @@ class AnthropicReader(WireReader):
             delta = event["delta"]
             delta_kind = delta.get("type")
             if delta_kind == "input_json_delta":
-                self.fragment(self._number(event), delta["partial_json"])
+                if event.get("index") not in self._server_blocks:
+                    self.fragment(self._number(event), delta["partial_json"])
             elif delta_kind == "text_delta":
                 self.text(delta["text"])
             elif delta_kind == "thinking_delta":
@@ -54,7 +56,10 @@ class AnthropicReader(WireReader):
         elif kind == "content_block_start":
             block = event["content_block"]
             block_kind = block.get("type")
-            if block_kind in _CALL_BLOCKS:
+            if block_kind == "server_tool_use":
+                # Run by the provider (web search), not by the caller: no call of the turn.
+                self._server_blocks.add(event.get("index"))
+            elif block_kind == "tool_use":
                 index = event.get("index")
                 self.open_call(("block", index), block.get("id"), block.get("name"))
                 self._inputs[index] = block.get("input")
