@@ -2,8 +2,9 @@
 
 Bytes in, split anywhere; the text of each complete line out. A line is split at the byte
 `\\n`, which never occurs inside a UTF-8 sequence, so each line is decoded whole and a character
-split across two reads cannot be cut. The same `max_event_chars` bound holds for one line, checked
-as the bytes arrive, before anything is decoded.
+split across two reads cannot be cut. `max_event_chars` bounds one line, checked as the bytes
+arrive, before anything is decoded; it counts the line's bytes (at least its characters), so
+the bound is crossed at the same line however the body is split.
 """
 
 from __future__ import annotations
