@@ -112,7 +112,7 @@ class TurnBuilder:
             raise UsageError("partial_arguments=True needs events: the views follow them")
         self._wire = check_wire(wire)
         self._max_event_chars = max_event_chars
-        self._sse: SSEDecoder | NDJSONDecoder = (
+        self._decoder: SSEDecoder | NDJSONDecoder = (
             NDJSONDecoder(max_event_chars=max_event_chars)
             if self._wire == "ollama"
             else SSEDecoder(max_event_chars=max_event_chars)
@@ -154,21 +154,21 @@ class TurnBuilder:
         try:
             if not self._framed:
                 self._frame(data)
-            sse = self._sse
+            decoder = self._decoder
             reader = self._reader
             if len(data) <= _WINDOW:
                 if reader is not None:
-                    reader.read(sse.feed(data))
+                    reader.read(decoder.feed(data))
                 else:
-                    self._read(sse.feed(data))
+                    self._read(decoder.feed(data))
             else:
                 view = memoryview(data)
                 for start in range(0, len(data), _WINDOW):
                     # A window after an error raises it, before anything after it is read.
-                    self._read(sse.feed(bytes(view[start : start + _WINDOW])))
-            if sse.error is not None:
+                    self._read(decoder.feed(bytes(view[start : start + _WINDOW])))
+            if decoder.error is not None:
                 # The events before it are read: errors come in stream order.
-                raise sse.error
+                raise decoder.error
         except ToolCallError as exc:
             self._ended = f"the {type(exc).__name__} it raised ({exc})"
             raise
@@ -188,7 +188,7 @@ class TurnBuilder:
         self._framed = True
         if first == b"{":
             self._wire = "ollama"
-            self._sse = NDJSONDecoder(max_event_chars=self._max_event_chars)
+            self._decoder = NDJSONDecoder(max_event_chars=self._max_event_chars)
             self._reader = self._reader_for("ollama")
 
     def _read(self, payloads: list[str]) -> None:
@@ -253,7 +253,7 @@ class TurnBuilder:
         return taken
 
     def _finish(self) -> Turn:
-        self._read(self._sse.close())
+        self._read(self._decoder.close())
         if self._reader is None:
             self._reader = self._reader_for("chat")
         reader = self._reader
@@ -315,13 +315,13 @@ class TurnBuilder:
                     "were left out",
                 )
             )
-        if self._sse.comment_count:
+        if self._decoder.comment_count:
             diagnostics.append(
-                Diagnostic("sse_comment", f"{self._sse.comment_count} SSE comment line(s)")
+                Diagnostic("sse_comment", f"{self._decoder.comment_count} SSE comment line(s)")
             )
         if not reader.done:
             diagnostics.append(Diagnostic("done_absent", f"no {reader.end_mark} before the end"))
-        if self._sse.unterminated_final_event:
+        if self._decoder.unterminated_final_event:
             diagnostics.append(
                 Diagnostic("unterminated_final_event", "no blank line after the last event")
             )
