@@ -442,3 +442,21 @@ def test_anthropic_server_tool_use_is_no_call_of_the_turn() -> None:
     ]
     turn = toolcall.assemble(sse(*events))
     assert [c.function.name for c in turn.tool_calls] == ["find"]
+
+
+def test_vertex_member_names_and_whole_values_count_against_the_argument_limit() -> None:
+    for entry in (
+        {"jsonPath": "$." + "k" * 60, "numberValue": 1},
+        {"jsonPath": "$.a", "listValue": ["x" * 60]},
+    ):
+        body = sse(
+            gemini({"functionCall": {"name": "f", "willContinue": True}}),
+            gemini(partial(entry)),
+            gemini({"functionCall": {}}, finish="STOP"),
+        )
+        assert toolcall.assemble(body, max_argument_chars=200).tool_calls
+        builder = TurnBuilder(max_argument_chars=50)
+        head, call, _ = body.split(b"\n\n", 2)
+        builder.feed(head + b"\n\n")
+        with pytest.raises(LimitExceeded, match="max_argument_chars"):
+            builder.feed(call + b"\n\n")  # as it arrives, before the call closes

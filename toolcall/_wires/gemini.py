@@ -19,7 +19,7 @@ is final before then.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from .._chunks import _provider_error
@@ -87,7 +87,7 @@ class GeminiReader(WireReader):
         extra = None if signature is None else {"google": {"thought_signature": signature}}
         number = self.open_call(len(self._calls), call.get("id"), call.get("name"), extra)
         if call.get("willContinue") or call.get("partialArgs"):
-            builder = _ArgumentsBuilder()
+            builder = _ArgumentsBuilder(self.assembler._size)
             self._streaming = (number, builder)
             self._add_partial(builder, call.get("partialArgs"))
             if not call.get("willContinue"):
@@ -141,11 +141,14 @@ class _ArgumentsBuilder:
     """The arguments object `partialArgs` describe: each entry sets the value at a JSON path,
     and a string value at a path that already holds a string goes on from it."""
 
-    __slots__ = ("chars", "root")
+    __slots__ = ("_size", "chars", "root")
 
-    def __init__(self) -> None:
+    def __init__(self, size: Callable[[Any], int]) -> None:
         self.root: dict[str, Any] = {}
+        #: Characters the object holds so far (strings, member names, one per other value),
+        #: counted as they arrive against `max_argument_chars`; `size` counts a whole value.
         self.chars = 0
+        self._size = size
 
     def add(self, entry: object, event: int) -> None:
         if type(entry) is not dict or type(entry.get("jsonPath")) is not str:
@@ -161,11 +164,13 @@ class _ArgumentsBuilder:
         value = None if key == "nullValue" else entry[key]
         if key == "stringValue" and type(value) is not str:
             raise StreamError(f"gemini event {event}: stringValue {shown(value)} is not text")
-        self.chars += len(value) if type(value) is str else 1
+        self.chars += len(value) if type(value) is str else self._size(value)
         holder: Any = self.root
         for step, following in zip(steps, [*steps[1:], None], strict=True):
             if following is None:
                 held = _get(holder, step, event)
+                if held is None and type(step) is str:
+                    self.chars += len(step)  # a new member's name is text it holds too
                 if type(value) is str and isinstance(held, _Text):
                     held.parts.append(value)
                 else:
@@ -173,6 +178,7 @@ class _ArgumentsBuilder:
                 return
             child = _get(holder, step, event)
             if child is None:
+                self.chars += len(step) if type(step) is str else 1
                 child = [] if type(following) is int else {}
                 _set(holder, step, child, event)
             holder = child
