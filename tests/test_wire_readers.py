@@ -460,3 +460,12 @@ def test_vertex_member_names_and_whole_values_count_against_the_argument_limit()
         builder.feed(head + b"\n\n")
         with pytest.raises(LimitExceeded, match="max_argument_chars"):
             builder.feed(call + b"\n\n")  # as it arrives, before the call closes
+
+
+def test_anthropic_server_tool_blocks_count_against_the_text_limit() -> None:
+    server = {"type": "server_tool_use", "id": "s", "name": "web_search", "input": {}}
+    starts = [
+        {"type": "content_block_start", "index": i, "content_block": server} for i in range(50)
+    ]
+    with pytest.raises(LimitExceeded, match="max_text_chars"):
+        toolcall.assemble(sse(*anthropic_call()[:1], *starts), max_text_chars=20)

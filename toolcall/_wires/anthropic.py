@@ -57,7 +57,9 @@ class AnthropicReader(WireReader):
             block = event["content_block"]
             block_kind = block.get("type")
             if block_kind == "server_tool_use":
-                # Run by the provider (web search), not by the caller: no call of the turn.
+                # Run by the provider (web search), not by the caller: no call of the turn. Each
+                # one held counts against the text limit, so many cannot grow memory unbounded.
+                self.assembler._spend_text(1, None, "server tool blocks")
                 self._server_blocks.add(event.get("index"))
             elif block_kind == "tool_use":
                 index = event.get("index")
