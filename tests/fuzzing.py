@@ -1,6 +1,7 @@
 """A mutation fuzzer over real bodies: the library's promises, checked on bodies nobody wrote.
 
-Seeds are the bodies of every cassette, synthesized and published (real recordings). Hypothesis
+Seeds are the bodies of every cassette, synthesized and published (real recordings), and the
+published recordings of the other wires (Responses, Anthropic, Gemini, Ollama). Hypothesis
 draws a seed and a few mutations of three kinds: bytes (cut, insert a token, overwrite,
 duplicate), events (drop, repeat, move, insert a crafted one, replay the stream as a second
 generation) and JSON (replace a value anywhere in a chunk with an odd one: NaN, Infinity,
@@ -35,6 +36,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from tests import wire_recordings
 from tests.outcomes import BACKENDS, outcome
 from toolcall.harness import cassettes
 
@@ -44,11 +46,13 @@ CORPUS = Path(__file__).resolve().parent / "fuzz_corpus"
 
 @cache
 def seeds() -> tuple[bytes, ...]:
-    """Every cassette's body, synthesized and published, in a stable order."""
+    """Every cassette's body, synthesized and published, and every other wire's published
+    recording (`cassettes/wires/`), in a stable order."""
     paths = sorted(ROOT.glob("cassettes/*/*.yaml")) + sorted(
         ROOT.glob("cassettes/*/published/*.yaml")
     )
-    return tuple(cassettes.response_body(cassettes.load(path)) for path in paths)
+    chat = tuple(cassettes.response_body(cassettes.load(path)) for path in paths)
+    return chat + tuple(recording.body() for recording in wire_recordings.recordings())
 
 
 # -- what goes in ------------------------------------------------------------------------------
@@ -165,7 +169,9 @@ KEYS = [
 
 
 def _events(body: bytes) -> list[bytes]:
-    return [event for event in re.split(rb"(?<=\n\n)", body) if event]
+    """The body's events: SSE events, or the lines of a newline-delimited JSON body."""
+    end = rb"(?<=\n)" if body.lstrip()[:1] == b"{" else rb"(?<=\n\n)"
+    return [event for event in re.split(end, body) if event]
 
 
 def _paths(value: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from toolcall import Event, ToolCallError, TurnBuilder, TurnDone
+from toolcall._chunks import ChunkReader
 from toolcall.harness.event_check import event_problems
 
 BACKENDS = ("stdlib", "orjson")
@@ -26,12 +27,17 @@ def outcome(
     templates: bool = True,
     events: bool = True,
     partial: bool = False,
+    wire: str = "auto",
     **limits: int,
 ) -> tuple[str, Any]:
     """("turn", the turn as JSON text) or (error type, message); a list of pieces re-splits."""
-    builder = TurnBuilder(json_backend=backend, events=events, partial_arguments=partial, **limits)
+    builder = TurnBuilder(
+        json_backend=backend, events=events, partial_arguments=partial, wire=wire, **limits
+    )
     # The reference for the fast path: every chunk decoded in full (see _templates).
-    builder._reader.learning = templates
+    builder._templates = templates
+    if isinstance(builder._reader, ChunkReader):
+        builder._reader.learning = templates
     pieces = [body] if isinstance(body, bytes) else body
     seen: list[Event] = []
     try:

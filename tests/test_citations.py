@@ -5,8 +5,9 @@ expectation's `written_from`, a skip reason or a docstring that cites a fact mus
 something a reader of this checkout can open. Cited here: sections of docs/FACTS.md
 (`FACTS.md §8`, `FACTS §9.1`, and the `§N` that follow them), paragraphs of docs/DESIGN.md by
 their bold title (`DESIGN.md "Rules"`; it has no numbered sections), paths under `cassettes/`
-and `docs/`, and recordings by file name (`*.sse`, `*.jsonl`), which must be published under
-`cassettes/<provider>/published/` or named in docs/FACTS.md's list of sources that are not.
+and `docs/`, and recordings by file name (`*.sse`, `*.jsonl`, `*.ndjson`), which must be
+published under `cassettes/<provider>/published/`, kept verbatim under `cassettes/wires/<wire>/`,
+or named in docs/FACTS.md's list of sources that are not.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ RAW_PATH = re.compile(r"(?<![\w/])raw/[\w-]+/")
 OUTSIDE_PATH = re.compile(r"/work/shared\b|(?<![\w/])seed/[\w.-]+")
 CASSETTE_PATH = re.compile(r"(?<![\w/])cassettes/[\w./-]+?\.(?:yaml|json)\b")
 DOCS_PATH = re.compile(r"(?<![\w/])docs/[\w.-]+\.md\b")
-RECORDING_NAME = re.compile(r"(?<![\w/.-])([\w.-]+)\.(?:sse|jsonl)\b")
+RECORDING_NAME = re.compile(r"(?<![\w/.+-])([\w.+-]+)\.(?:sse|jsonl|ndjson)\b")
 DESIGN_SECTION = re.compile(r"DESIGN\.md §[\d.]+")
 DESIGN_TITLES = re.compile(r'DESIGN\.md,? ((?:"[^"]+"(?:,? and |, )?)+)')
 
@@ -98,6 +99,7 @@ def unresolved(root: Path) -> list[str]:
     sections = facts_sections(root)
     unkept = not_in_repository(root)
     published = {p.stem for p in root.glob("cassettes/*/published/*.yaml")}
+    verbatim = {p.name for p in root.glob("cassettes/wires/*/*") if p.suffix != ".json"}
     design = (root / DESIGN).read_text(encoding="utf-8") if (root / DESIGN).exists() else ""
     problems = []
     for path in text_files(root):
@@ -132,10 +134,12 @@ def unresolved(root: Path) -> list[str]:
                         problems.append(f"{where}: {match.group(0)} does not exist")
             for match in RECORDING_NAME.finditer(line):
                 stem = match.group(1)
-                if stem not in published and match.group(0) not in unkept:
+                cited = match.group(0)
+                if stem not in published and cited not in verbatim and cited not in unkept:
                     problems.append(
-                        f"{where}: recording {match.group(0)} is neither published under "
-                        f"cassettes/*/published/ nor named in {FACTS} §{NOT_IN_REPOSITORY_SECTION}"
+                        f"{where}: recording {cited} is neither published under "
+                        "cassettes/*/published/ or cassettes/wires/*/ nor named in "
+                        f"{FACTS} §{NOT_IN_REPOSITORY_SECTION}"
                     )
     return problems
 

@@ -1,5 +1,8 @@
 """toolcall: streamed tool-call fragments from OpenAI-compatible chat APIs in, complete calls out.
 
+The same `Turn` comes from the other wires the providers stream calls on: OpenAI's Responses API,
+Anthropic's Messages API, Gemini's `streamGenerateContent` and Ollama's `/api/chat` (`wire=`).
+
 The public surface is small and re-exported here; the modules behind it are private. The library
 needs only the standard library; `toolcall.schema` (tool parameter validation) needs jsonschema,
 and the optional `fast` extra (orjson) halves the cost of decoding chunks.

@@ -264,6 +264,23 @@ class Assembler:
             self._append(call, arguments)
         return call.index
 
+    def _give_id(self, wire_index: int, call_id: object) -> None:
+        """Give call `wire_index` its id where the wire, not the id, says which call it is.
+
+        Another call may hold the same id (a server that numbers ids per response and reuses
+        them): both keep it, the first stays the one the id routes to, and a diagnostic says so.
+        """
+        call = self._by_wire_index[wire_index]
+        call_id = wire_text(call_id, "id", call.index)
+        if not call_id or call.id:
+            return
+        self._spend_text(len(call_id), call, "ids")
+        call.id = call_id
+        if call_id in self._by_id:
+            self._note("id_repeated", call.index, f"id {shown(call_id)} names an earlier call too")
+        else:
+            self._by_id[call_id] = call
+
     def complete(self) -> list[ToolCall]:
         """All calls with a non-empty name, sorted by index.
 

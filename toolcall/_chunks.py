@@ -14,8 +14,8 @@ attribute look-ups and types are checked only where a wrong one would otherwise 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar
 
 from ._assembler import Assembler
 from ._errors import ProviderError, StreamError, ToolCallError, UsageError, shown
@@ -32,6 +32,16 @@ class ChunkReader:
     content or reasoning starts a second generation (a relay sent the whole answer twice): it
     and everything after it are left out, and `second_generation` says where it began.
     """
+
+    #: Finish reasons that say the turn was stopped before it was done: its last call may be cut.
+    cut: ClassVar[Mapping[str, str]] = {
+        "length": "the output hit max_tokens",
+        "content_filter": "the provider's filter cut it",
+    }
+    #: What the wire sends last, for the `done_absent` diagnostic.
+    end_mark: str | None = "'data: [DONE]'"
+    #: Turn-level provider metadata: none on this wire (Gemini's rides on its call).
+    extra_content: dict[str, Any] | None = None
 
     def __init__(self, assembler: Assembler, loads: Loads, *, templates: bool = True) -> None:
         """`templates=False` decodes every chunk in full: the reference the fast path must equal."""
@@ -56,6 +66,9 @@ class ChunkReader:
         self.learning = templates
         #: Where text and reasoning events go when the caller asked for events; None otherwise.
         self.events: list[Event] | None = None
+
+    def close(self) -> None:
+        """End of body: nothing is held back on this wire."""
 
     def read(self, payloads: list[str]) -> None:
         """Take the data payloads of consecutive SSE events."""

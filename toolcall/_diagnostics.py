@@ -21,8 +21,9 @@ CODES: dict[str, str] = {
     "stop_with_tool_calls": "finish_reason was 'stop' although the turn holds tool calls",
     "second_generation": "after the finish, another chunk id began a second generation; left out",
     "sse_comment": "the stream carried SSE comment lines (for example ': keep-alive')",
-    "done_absent": "the stream ended without 'data: [DONE]'",
-    "unterminated_final_event": "the last SSE event had no blank line after it",
+    "done_absent": "the stream ended without its wire's last event ('data: [DONE]' on chat)",
+    "unterminated_final_event": "the last event had no end (SSE: a blank line; NDJSON: a newline)",
+    "id_repeated": "two calls the wire keeps apart carried the same id; both were kept",
 }
 
 

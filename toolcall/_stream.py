@@ -25,14 +25,14 @@ from ._diagnostics import Diagnostic
 from ._errors import StreamError, ToolCallError, TruncatedError, UsageError, shown
 from ._events import Event, TurnDone
 from ._json import backend
+from ._ndjson import NDJSONDecoder
 from ._sse import DEFAULT_MAX_EVENT_CHARS, SSEDecoder
 from ._types import ToolCall
 from ._validation import parse_arguments
 from ._watch import CallWatcher
+from ._wires import READERS, WireReader, check_wire, detect
 
 _WINDOW = 64 * 1024
-#: Finish reasons that say the turn was stopped before it was done: its last call may be cut.
-_CUT = {"length": "the output hit max_tokens", "content_filter": "the provider's filter cut it"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +51,10 @@ class Turn:
     content: str
     reasoning: str
     diagnostics: tuple[Diagnostic, ...]
+    #: Provider metadata of the turn rather than of one call, which the next request must carry
+    #: back: Anthropic's thinking signatures, a Gemini thought signature beside text. None when
+    #: the wire sent none; absent from `to_dict()` then.
+    extra_content: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The turn as JSON-ready data; arguments stay text, exactly as the wire assembled them."""
@@ -61,6 +65,7 @@ class Turn:
             "content": self.content,
             "reasoning": self.reasoning,
             "diagnostics": [d.to_dict() for d in self.diagnostics],
+            **({} if self.extra_content is None else {"extra_content": self.extra_content}),
         }
 
 
@@ -80,6 +85,12 @@ class TurnBuilder:
     calls' arguments), `max_text_chars` (content, reasoning, names, ids, types, extra_content)
     and `max_event_chars` (one SSE event, checked as it arrives, before it is decoded).
 
+    `wire` names the API the body comes from: "chat" (chat completions), "responses" (OpenAI's
+    Responses API), "anthropic" (Messages), "gemini" (`streamGenerateContent`, Vertex included)
+    or "ollama" (`/api/chat`, newline-delimited JSON). The default, "auto", tells it from the
+    body's first event where only one wire can have sent it, and raises `UsageError` where two
+    can; `wire` then says which it is. Every wire gives the same events, errors and limits.
+
     `status` is the HTTP status of the answer, where the caller has it (`response.status_code`):
     outside 2xx the body is the provider's error answer, kept (its first 64 KiB) and raised by
     `finish()` as a `ProviderError` with the status and the provider's message. Without it, a
@@ -97,6 +108,7 @@ class TurnBuilder:
         max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
         events: bool = True,
         partial_arguments: bool = False,
+        wire: str = "auto",
         status: int | None = None,
     ) -> None:
         if status is not None and (type(status) is not int or not 100 <= status <= 599):
@@ -108,19 +120,32 @@ class TurnBuilder:
             )
         if partial_arguments and not events:
             raise UsageError("partial_arguments=True needs events: the views follow them")
-        self._sse = SSEDecoder(max_event_chars=max_event_chars)
+        self._wire = check_wire(wire)
+        self._max_event_chars = max_event_chars
+        self._decoder: SSEDecoder | NDJSONDecoder = (
+            NDJSONDecoder(max_event_chars=max_event_chars)
+            if self._wire == "ollama"
+            else SSEDecoder(max_event_chars=max_event_chars)
+        )
+        # Before the first bytes of an "auto" body, which framing it has is not known yet.
+        self._framed = self._wire != "auto"
         self._assembler = Assembler(
             max_calls=max_calls,
             max_argument_chars=max_argument_chars,
             max_text_chars=max_text_chars,
         )
-        self._reader = ChunkReader(self._assembler, backend(json_backend))
+        self._loads = backend(json_backend)
         self._events: list[Event] | None = [] if events else None
         self._watcher: CallWatcher | None = None
         if self._events is not None:
             self._watcher = CallWatcher(self._events, partial=partial_arguments)
             self._assembler._watcher = self._watcher
-            self._reader.events = self._events
+        #: False reads every chat chunk in full: the reference the envelope fast path must equal.
+        self._templates = True
+        # The wire's reader; for "auto", made when the first event says which wire it is.
+        self._reader: ChunkReader | WireReader | None = None
+        if self._wire != "auto":
+            self._reader = self._reader_for(self._wire)
         # None while the builder reads; once it is done, what ended it, for the UsageError.
         self._ended: str | None = None
         # The status when it says the body is an error answer, read whole by finish().
@@ -145,22 +170,28 @@ class TurnBuilder:
             head += data[: ERROR_BODY_BYTES - len(head)]
             if self._error_status is not None:
                 return []
-        sse = self._sse
         try:
+            if not self._framed:
+                self._frame(data)
+            decoder = self._decoder
+            reader = self._reader
             if len(data) <= _WINDOW:
-                self._reader.read(sse.feed(data))
+                if reader is not None:
+                    reader.read(decoder.feed(data))
+                else:
+                    self._read(decoder.feed(data))
             else:
                 view = memoryview(data)
                 for start in range(0, len(data), _WINDOW):
                     # A window after an error raises it, before anything after it is read.
-                    self._reader.read(sse.feed(bytes(view[start : start + _WINDOW])))
-            if sse.error is not None:
+                    self._read(decoder.feed(bytes(view[start : start + _WINDOW])))
+            if decoder.error is not None:
                 # The events before it are read: errors come in stream order.
-                raise sse.error
+                raise decoder.error
         except ToolCallError as exc:
             self._ended = f"the {type(exc).__name__} it raised ({exc})"
             raise
-        if head is not None and (self._reader.chunks or self._reader.done):
+        if head is not None and self._showed_a_stream():
             self._head = None  # a stream: nothing more to keep
         events = self._events
         if not events:
@@ -168,6 +199,51 @@ class TurnBuilder:
         taken = events.copy()
         events.clear()
         return taken
+
+    def _frame(self, data: bytes) -> None:
+        """Choose the framing of an "auto" body from its first byte that is not whitespace:
+        `{` begins a line of newline-delimited JSON (Ollama), anything else an SSE field."""
+        first = data.lstrip()[:1]
+        if not first:
+            return
+        self._framed = True
+        if first == b"{":
+            self._wire = "ollama"
+            self._decoder = NDJSONDecoder(max_event_chars=self._max_event_chars)
+            self._reader = self._reader_for("ollama")
+
+    def _read(self, payloads: list[str]) -> None:
+        """Read payloads, first choosing the reader from the first of them if none is yet."""
+        reader = self._reader
+        if reader is None:
+            if not payloads:
+                return
+            first = payloads[0]
+            try:
+                decoded = self._loads(first) if first != "[DONE]" else None
+            except ValueError:
+                decoded = None
+            self._wire = detect(decoded)
+            reader = self._reader = self._reader_for(self._wire)
+        reader.read(payloads)
+
+    def _reader_for(self, wire: str) -> ChunkReader | WireReader:
+        reader: ChunkReader | WireReader
+        if wire == "chat":
+            reader = ChunkReader(self._assembler, self._loads, templates=self._templates)
+        else:
+            reader = READERS[wire](self._assembler, self._loads)
+        reader.events = self._events
+        return reader
+
+    def _showed_a_stream(self) -> bool:
+        reader = self._reader
+        return reader is not None and bool(reader.chunks or reader.done)
+
+    @property
+    def wire(self) -> str:
+        """The wire being read: as passed, or as detected ("auto" until the first event)."""
+        return self._wire
 
     def partial_arguments(self, index: int) -> dict[str, Any]:
         """Call `index`'s arguments as far as they have arrived (`TurnBuilder(partial_arguments=
@@ -202,19 +278,29 @@ class TurnBuilder:
         return taken
 
     def _finish(self) -> Turn:
-        reader = self._reader
         head = self._head
-        if head is not None:
-            if self._error_status is not None:
-                raise error_answer(bytes(head), self._error_status)
-            if not reader.chunks and not reader.done:
-                if looks_like_an_answer(head):
-                    raise error_answer(bytes(head), None)
-                if not head:
-                    raise StreamError(
-                        "the body is empty (an HTTP error answer? pass its status to see it)"
-                    )
-        reader.read(self._sse.close())
+        if head is not None and self._error_status is not None:
+            raise error_answer(bytes(head), self._error_status)
+        # Until a stream has shown itself, the body may be an error answer: a JSON document or
+        # a page, which a decoder refuses as a line cut off, or reads as no event at all.
+        answer = head is not None and not self._showed_a_stream() and looks_like_an_answer(head)
+        try:
+            self._read(self._decoder.close())
+        except StreamError:
+            if answer and head is not None:
+                raise error_answer(bytes(head), None) from None
+            raise
+        if head is not None and not self._showed_a_stream():
+            if answer:
+                raise error_answer(bytes(head), None)
+            if not head:
+                raise StreamError(
+                    "the body is empty (an HTTP error answer? pass its status to see it)"
+                )
+        if self._reader is None:
+            self._reader = self._reader_for("chat")
+        reader = self._reader
+        reader.close()
         assembler = self._assembler
         orphans = assembler.nameless()
         if orphans:
@@ -234,17 +320,17 @@ class TurnBuilder:
         truncated = None
         if len(reasons) > 1:
             went = " then ".join(repr(r) for r in reasons)
-            cut = [r for r in reasons if r in _CUT]
+            cut = [r for r in reasons if r in reader.cut]
             if not (calls and cut):
                 raise StreamError(
                     f"conflicting finish reasons: finish_reason went {went}",
                     **_context(last),
                 )
             truncated = f"finish_reason went {went}"
-        elif finish_reason in _CUT:
-            truncated = f"finish_reason is {finish_reason!r} ({_CUT[finish_reason]})"
         elif finish_reason is None:
             truncated = "the stream ended without a finish_reason"
+        elif finish_reason in reader.cut:
+            truncated = f"finish_reason is {finish_reason!r} ({reader.cut[finish_reason]})"
         watcher = self._watcher
         arguments = tuple(
             (watcher is not None and not truncated and watcher.parsed(call))
@@ -272,13 +358,13 @@ class TurnBuilder:
                     "were left out",
                 )
             )
-        if self._sse.comment_count:
+        if self._decoder.comment_count:
             diagnostics.append(
-                Diagnostic("sse_comment", f"{self._sse.comment_count} SSE comment line(s)")
+                Diagnostic("sse_comment", f"{self._decoder.comment_count} SSE comment line(s)")
             )
         if not reader.done:
-            diagnostics.append(Diagnostic("done_absent", "no 'data: [DONE]' before the end"))
-        if self._sse.unterminated_final_event:
+            diagnostics.append(Diagnostic("done_absent", f"no {reader.end_mark} before the end"))
+        if self._decoder.unterminated_final_event:
             diagnostics.append(
                 Diagnostic("unterminated_final_event", "no blank line after the last event")
             )
@@ -290,6 +376,7 @@ class TurnBuilder:
             content="".join(reader.content),
             reasoning="".join(reader.reasoning),
             diagnostics=tuple(diagnostics),
+            extra_content=reader.extra_content,
         )
 
 
@@ -301,6 +388,7 @@ def assemble(
     max_argument_chars: int = DEFAULT_MAX_ARGUMENT_CHARS,
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
     max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    wire: str = "auto",
     status: int | None = None,
 ) -> Turn:
     """Assemble a whole body, or an iterator of byte chunks (`httpx.Response.iter_bytes()`).
@@ -310,7 +398,7 @@ def assemble(
     and the provider's message.
     """
     limits = (max_calls, max_argument_chars, max_text_chars, max_event_chars)
-    builder = _builder(json_backend, limits, events=False, status=status)
+    builder = _builder(json_backend, limits, wire, events=False, status=status)
     if isinstance(body, (bytes, bytearray, memoryview)):
         builder.feed(body)  # type: ignore[arg-type]  # any bytes-like object; feed converts
     else:
@@ -327,11 +415,12 @@ async def assemble_async(
     max_argument_chars: int = DEFAULT_MAX_ARGUMENT_CHARS,
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
     max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    wire: str = "auto",
     status: int | None = None,
 ) -> Turn:
     """Assemble from an async iterator of byte chunks (`httpx.Response.aiter_bytes()`)."""
     limits = (max_calls, max_argument_chars, max_text_chars, max_event_chars)
-    builder = _builder(json_backend, limits, events=False, status=status)
+    builder = _builder(json_backend, limits, wire, events=False, status=status)
     async for piece in _async_pieces(body, "assemble_async()"):
         builder.feed(piece)
     return _turn(builder.finish())
@@ -345,6 +434,7 @@ def iter_events(
     max_argument_chars: int = DEFAULT_MAX_ARGUMENT_CHARS,
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
     max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    wire: str = "auto",
     status: int | None = None,
 ) -> Iterator[Event]:
     """The events of a body read from an iterator of byte chunks (`iter_bytes()`), as they come.
@@ -352,7 +442,7 @@ def iter_events(
     Each event is yielded as soon as the chunk that completed it was read, `TurnDone` last.
     """
     limits = (max_calls, max_argument_chars, max_text_chars, max_event_chars)
-    builder = _builder(json_backend, limits, events=True, status=status)
+    builder = _builder(json_backend, limits, wire, events=True, status=status)
     for piece in _pieces(body, "iter_events()"):
         yield from builder.feed(piece)
     yield from builder.finish()
@@ -366,11 +456,12 @@ async def aiter_events(
     max_argument_chars: int = DEFAULT_MAX_ARGUMENT_CHARS,
     max_text_chars: int = DEFAULT_MAX_TEXT_CHARS,
     max_event_chars: int = DEFAULT_MAX_EVENT_CHARS,
+    wire: str = "auto",
     status: int | None = None,
 ) -> AsyncIterator[Event]:
     """`iter_events` over an async iterator of byte chunks (`httpx.Response.aiter_bytes()`)."""
     limits = (max_calls, max_argument_chars, max_text_chars, max_event_chars)
-    builder = _builder(json_backend, limits, events=True, status=status)
+    builder = _builder(json_backend, limits, wire, events=True, status=status)
     async for piece in _async_pieces(body, "aiter_events()"):
         for event in builder.feed(piece):
             yield event
@@ -379,7 +470,12 @@ async def aiter_events(
 
 
 def _builder(
-    json_backend: str, limits: tuple[int, int, int, int], *, events: bool, status: int | None
+    json_backend: str,
+    limits: tuple[int, int, int, int],
+    wire: str,
+    *,
+    events: bool,
+    status: int | None,
 ) -> TurnBuilder:
     """The builder behind the one-call forms, whose keywords are `TurnBuilder`'s own."""
     max_calls, max_argument_chars, max_text_chars, max_event_chars = limits
@@ -390,6 +486,7 @@ def _builder(
         max_text_chars=max_text_chars,
         max_event_chars=max_event_chars,
         events=events,
+        wire=wire,
         status=status,
     )
 

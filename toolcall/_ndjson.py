@@ -1,0 +1,78 @@
+"""Newline-delimited JSON framing (Ollama's `/api/chat`), sans-IO like the SSE decoder.
+
+Bytes in, split anywhere; the text of each complete line out. A line is split at the byte
+`\\n`, which never occurs inside a UTF-8 sequence, so each line is decoded whole and a character
+split across two reads cannot be cut. `max_event_chars` bounds one line, checked as the bytes
+arrive, before anything is decoded; it counts the line's bytes (at least its characters), so
+the bound is crossed at the same line however the body is split.
+"""
+
+from __future__ import annotations
+
+from ._errors import LimitExceeded, StreamError, ToolCallError, check_limit
+from ._sse import DEFAULT_MAX_EVENT_CHARS
+
+
+class NDJSONDecoder:
+    """Splits a body into its lines; the interface of `SSEDecoder` (`feed`, `close`, `error`)."""
+
+    def __init__(self, *, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS) -> None:
+        self._limit = check_limit("max_event_chars", max_event_chars)
+        self._buf = bytearray()
+        self._lines = 0
+        #: The error that stopped decoding; the lines before it were returned first.
+        self.error: ToolCallError | None = None
+        #: NDJSON has no comments; kept so a builder reads either decoder alike.
+        self.comment_count = 0
+        self.unterminated_final_event = False
+
+    def feed(self, data: bytes) -> list[str]:
+        if self.error is not None:
+            return []
+        buf = self._buf
+        start = len(buf)
+        buf += data
+        out: list[str] = []
+        taken = 0
+        while True:
+            end = buf.find(b"\n", start)
+            if end < 0:
+                break
+            if end - taken > self._limit:
+                self.error = self._too_long()
+                break
+            self._line(bytes(buf[taken:end]), out)
+            if self.error is not None:
+                break
+            taken = start = end + 1
+        del buf[:taken]
+        if self.error is None and len(buf) > self._limit:
+            self.error = self._too_long()
+        return out
+
+    def close(self) -> list[str]:
+        """End of body: a last line without its newline is still a line."""
+        if self.error is not None:
+            raise self.error
+        out: list[str] = []
+        if self._buf.strip():
+            self._line(bytes(self._buf), out)
+            self.unterminated_final_event = bool(out)
+        self._buf.clear()
+        return out
+
+    def _line(self, raw: bytes, out: list[str]) -> None:
+        self._lines += 1
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            self.error = StreamError(f"line {self._lines} is not UTF-8: {exc.reason}")
+            return
+        text = text.strip()
+        if text:
+            out.append(text)
+
+    def _too_long(self) -> LimitExceeded:
+        return LimitExceeded(
+            f"line {self._lines + 1} exceeds {self._limit} characters (max_event_chars)"
+        )

@@ -1,0 +1,104 @@
+"""Anthropic's Messages stream (`POST /v1/messages`, `stream: true`), and the Anthropic-compatible
+endpoints of DeepSeek, Kimi, GLM and Qwen.
+
+A call is a content block: `content_block_start` with a `tool_use` block (its id, name and an
+empty `input: {}`) opens it, `content_block_delta` events with `input_json_delta` carry the
+arguments text in `partial_json` (padded with whitespace at times, which is JSON and kept), and
+`content_block_stop` closes it. A block that received no text at all is given its `input`,
+written as JSON, so a call without parameters closes at its stop as every other call does.
+A `server_tool_use` block is a tool the provider runs itself (web search): it is no call of the
+turn, and its input is skipped. Text (`text_delta`) and reasoning (`thinking_delta`) are blocks
+too; a thinking block's `signature` (and a redacted block's `data`) must go back with the next
+request, so they are kept on the turn, under `extra_content["anthropic"]`.
+
+`message_delta` carries the stop reason (`tool_use`, `end_turn`, `max_tokens`: a cut) and the
+usage; `message_stop` ends the stream; `ping` events carry nothing; an `error` event is the
+provider's error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from .._chunks import _provider_error
+from .._errors import StreamError
+from ._base import WireReader
+
+
+class AnthropicReader(WireReader):
+    wire = "anthropic"
+    cut: ClassVar[Mapping[str, str]] = {"max_tokens": "the output hit max_tokens"}
+    end_mark = "'message_stop'"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The `input` of each open call block, by block index, written at its stop if no text came.
+        self._inputs: dict[object, object] = {}
+        self._start_usage: dict[str, Any] | None = None
+        # Blocks of tools the provider runs itself, whose input is no call's arguments.
+        self._server_blocks: set[object] = set()
+
+    def event(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        if kind == "content_block_delta":
+            delta = event["delta"]
+            delta_kind = delta.get("type")
+            if delta_kind == "input_json_delta":
+                if event.get("index") not in self._server_blocks:
+                    self.fragment(self._number(event), delta["partial_json"])
+            elif delta_kind == "text_delta":
+                self.text(delta["text"])
+            elif delta_kind == "thinking_delta":
+                self.text(delta["thinking"], reasoning=True)
+            elif delta_kind == "signature_delta":
+                self.keep_turn_extra("anthropic", "thinking_signatures", delta["signature"])
+        elif kind == "content_block_start":
+            block = event["content_block"]
+            block_kind = block.get("type")
+            if block_kind == "server_tool_use":
+                # Run by the provider (web search), not by the caller: no call of the turn. Each
+                # one held counts against the text limit, so many cannot grow memory unbounded.
+                self.assembler._spend_text(1, None, "server tool blocks")
+                self._server_blocks.add(event.get("index"))
+            elif block_kind == "tool_use":
+                index = event.get("index")
+                self.open_call(("block", index), block.get("id"), block.get("name"))
+                self._inputs[index] = block.get("input")
+            elif block_kind == "text":
+                self.text(block.get("text"))
+            elif block_kind == "thinking":
+                self.text(block.get("thinking"), reasoning=True)
+                if block.get("signature"):
+                    self.keep_turn_extra("anthropic", "thinking_signatures", block["signature"])
+            elif block_kind == "redacted_thinking":
+                self.keep_turn_extra("anthropic", "redacted_thinking", block.get("data"))
+        elif kind == "content_block_stop":
+            index = event.get("index")
+            if index in self._inputs:
+                given = self._inputs.pop(index)
+                number = self._number(event)
+                if not self.received(number):
+                    self.whole_arguments(number, given)
+        elif kind == "message_delta":
+            # Its usage counts the output; the input counts came in message_start.
+            self.keep_usage(event.get("usage"), over=self._start_usage)
+            reason = (event.get("delta") or {}).get("stop_reason")
+            if reason is not None:
+                self.finish(reason)
+        elif kind == "message_start":
+            self.keep_usage((event.get("message") or {}).get("usage"))
+            self._start_usage = self.usage
+        elif kind == "message_stop":
+            self.done = True
+        elif kind == "error":
+            raise _provider_error(event.get("error") or event)
+
+    def _number(self, event: dict[str, Any]) -> int:
+        number = self.call_number(("block", event.get("index")))
+        if number is None:
+            raise StreamError(
+                f"anthropic event {self.chunks}: input for content block "
+                f"{event.get('index')!r}, which no tool_use content_block_start opened"
+            )
+        return number

@@ -1,0 +1,130 @@
+"""OpenAI's Responses API stream (`POST /v1/responses`, `stream: true`).
+
+A call is an output item: `response.output_item.added` opens it (`type: "function_call"`, its
+`call_id` and `name`), `response.function_call_arguments.delta` events carry its arguments keyed
+by the item's id (and its `output_index`), `response.function_call_arguments.done` repeats them
+whole, and `response.output_item.done` repeats the item. Some servers send no deltas at all (LM
+Studio sends only `.done`), so the whole text is taken from `.done`, or from the finished item,
+when no delta came; when deltas came, a `.done` that disagrees with them is an error, not a
+choice between two answers. Text and reasoning follow the same rule (`.delta`, else `.done`).
+
+The turn ends at `response.completed` (stop reason `"completed"`) or `response.incomplete`,
+a cut, whose stop reason is `incomplete_details.reason` (`max_output_tokens`, `content_filter`);
+`response.failed` and `error` events are the provider's errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from .._chunks import _provider_error
+from .._errors import StreamError
+from ._base import WireReader
+
+_TEXT = {
+    "response.output_text.delta": False,
+    "response.reasoning_text.delta": True,
+    "response.reasoning_summary_text.delta": True,
+}
+_TEXT_DONE = {
+    "response.output_text.done": False,
+    "response.reasoning_text.done": True,
+    "response.reasoning_summary_text.done": True,
+}
+
+
+class ResponsesReader(WireReader):
+    wire = "responses"
+    cut: ClassVar[Mapping[str, str]] = {
+        "max_output_tokens": "the response is incomplete: the output hit max_output_tokens",
+        "content_filter": "the response is incomplete: the provider's filter cut it",
+        "incomplete": "the response is incomplete",
+    }
+    end_mark = "'response.completed'"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Output index to item id, for a delta that names only its index.
+        self._items: dict[object, object] = {}
+        # Text parts (item id, content index) that received deltas: their `.done` repeats them.
+        self._streamed: set[tuple[object, object]] = set()
+
+    def event(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        if kind == "response.function_call_arguments.delta":
+            self.fragment(self._number(event), event["delta"])
+        elif kind in _TEXT:
+            part = (event.get("item_id"), event.get("content_index"))
+            if part not in self._streamed:
+                self.assembler._spend_text(len(str(part[0])), None, "item ids")
+                self._streamed.add(part)
+            self.text(event["delta"], reasoning=_TEXT[kind])
+        elif kind in _TEXT_DONE:
+            if (event.get("item_id"), event.get("content_index")) not in self._streamed:
+                self.text(event["text"], reasoning=_TEXT_DONE[kind])
+        elif kind == "response.output_item.added":
+            item = event["item"]
+            if item.get("type") == "function_call":
+                self._open(event, item)
+        elif kind == "response.function_call_arguments.done":
+            self._whole(self._number(event), event["arguments"])
+        elif kind == "response.output_item.done":
+            item = event["item"]
+            if item.get("type") == "function_call":
+                number = self.call_number(item.get("id"))
+                if number is None:
+                    number = self._open(event, item)
+                self._whole(number, item.get("arguments"))
+        elif kind in ("response.completed", "response.incomplete"):
+            response = event["response"]
+            self.keep_usage(response.get("usage"))
+            if kind == "response.incomplete":
+                details = response.get("incomplete_details") or {}
+                self.finish(details.get("reason") or "incomplete")
+            else:
+                self.finish("completed")
+            self.done = True
+        elif kind == "response.failed":
+            response = event.get("response") or {}
+            raise _provider_error(response.get("error") or event)
+        elif kind == "error":
+            raise _provider_error(event.get("error") or event)
+
+    def _open(self, event: dict[str, Any], item: dict[str, Any]) -> int:
+        item_id = item.get("id")
+        if item_id is None:
+            item_id = ("output", event.get("output_index"))
+        number = self.open_call(item_id, item.get("call_id"), item.get("name"))
+        self._items[event.get("output_index")] = item_id
+        self.fragment(number, item.get("arguments") or "")
+        return number
+
+    def _number(self, event: dict[str, Any]) -> int:
+        item_id = event.get("item_id")
+        number = self.call_number(item_id)
+        if number is None:
+            number = self.call_number(self._items.get(event.get("output_index"), item_id))
+        if number is None:
+            raise StreamError(
+                f"responses event {self.chunks}: arguments for item {item_id!r} (output_index "
+                f"{event.get('output_index')!r}), which no response.output_item.added opened"
+            )
+        return number
+
+    def _whole(self, number: int, arguments: object) -> None:
+        """The whole arguments, from `.done` or the finished item."""
+        if not arguments:
+            return
+        if not self.received(number):
+            self.fragment(number, arguments)
+            return
+        call = self.assembler._by_wire_index[number]
+        if arguments != call.text():
+            raise StreamError(
+                "the whole arguments the stream repeated at the end differ from its deltas "
+                f"({len(str(arguments))} characters against {call.chars})",
+                index=number,
+                call_id=call.id or None,
+                name=call.name() or None,
+            )
