@@ -3,8 +3,8 @@
 The same checks the pytest suite runs, for users who want the matrix without pytest (another
 project's CI, a quick look after editing a profile), and `matrix`, which runs other assemblers
 over the same cassettes. Exit codes: 0 all good, 1 a check failed or drift was found (for
-`matrix`: the run broke or the reference failed; failing peers are data), 2 the invocation or the
-profiles were wrong.
+`matrix`: the run broke, the reference failed or an external program never started; failing peers
+are data), 2 the invocation or the profiles were wrong.
 """
 
 from __future__ import annotations
@@ -204,10 +204,12 @@ def _conformance(
 
 
 def _matrix(suite: Suite, args: argparse.Namespace) -> int:
-    """Peers that fail are data (exit 0); exit 1 only when the run broke or the reference failed."""
+    """Peers that fail are data (exit 0); exit 1 when the run broke, the reference failed or an
+    external program never started. External programs run in the caller's directory, where the
+    relative paths of their commands were written; progress goes to standard error."""
     import os
 
-    from . import matrix, matrix_report
+    from . import matrix, matrix_report, secrets
     from .peers.external import SpecError, environment_specs
 
     try:
@@ -215,7 +217,7 @@ def _matrix(suite: Suite, args: argparse.Namespace) -> int:
             args.implementation,
             [*environment_specs(os.environ), *args.external],
             timeout=args.timeout,
-            cwd=suite.root,
+            keys=secrets.key_values(p.key_env for p in suite.providers.values()),
         )
     except SpecError as exc:
         print(f"toolcall: --external {exc}", file=sys.stderr)
@@ -224,7 +226,13 @@ def _matrix(suite: Suite, args: argparse.Namespace) -> int:
         print(f"toolcall: {exc}", file=sys.stderr)
         return 2
     try:
-        result = matrix.run(suite, implementations, provider=args.provider, scenario=args.scenario)
+        result = matrix.run(
+            suite,
+            implementations,
+            provider=args.provider,
+            scenario=args.scenario,
+            progress=sys.stderr,
+        )
     except matrix.MatrixError as exc:
         print(f"toolcall: the matrix run broke: {exc}", file=sys.stderr)
         return 1
@@ -235,6 +243,10 @@ def _matrix(suite: Suite, args: argparse.Namespace) -> int:
         args.markdown.write_text(matrix_report.markdown(result), encoding="utf-8")
     if args.json:
         _write_json(args.json, matrix_report.document(result))
+    if result.never_started:
+        for name in result.never_started:
+            print(f"toolcall: {name} never started: {result.unavailable[name]}", file=sys.stderr)
+        return 1
     if result.reference_failed:
         print("toolcall: the reference implementation failed a cell", file=sys.stderr)
         return 1
