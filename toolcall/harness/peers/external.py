@@ -298,11 +298,14 @@ def _read_lines(stream: IO[bytes], put: Any) -> None:
     pending = bytearray()
     try:
         while chunk := stream.read1(_READ_SIZE):  # type: ignore[attr-defined]
-            pending += chunk
-            *lines, rest = pending.split(b"\n")
-            for line in lines:
-                put(bytes(line) + b"\n")
-            pending = bytearray(rest)
+            if b"\n" in chunk:  # only a new piece is searched: a long line is not re-read
+                first, *lines, rest = chunk.split(b"\n")
+                put(bytes(pending + first) + b"\n")
+                for line in lines:
+                    put(line + b"\n")
+                pending = bytearray(rest)
+            else:
+                pending += chunk
             if len(pending) > MAX_LINE:
                 put(None)
                 return
