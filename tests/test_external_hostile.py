@@ -197,6 +197,30 @@ def test_a_silent_program_is_cut_off_after_a_few_timeouts(tmp_path: Path) -> Non
     assert f"SKIP silent: {len(labels) - cut} cells skipped: {cut} timeouts in a row" in text
 
 
+def test_a_slow_program_is_cut_off_at_the_column_budget(tmp_path: Path) -> None:
+    body = (
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if m['cmd'] == 'start':\n"
+        f"        {HANDSHAKE}\n"
+        "    elif m['cmd'] == 'assemble':\n"
+        "        time.sleep(0.3)\n"
+        "        print(json.dumps({'seq': m['seq'], 'error': 'slow'}), flush=True)\n"
+    )
+    program = External("slow", _write(tmp_path, body), timeout=5.0)
+    suite = load_suite(ROOT)
+    result = _within(
+        HANG, lambda: matrix.run(suite, [program], provider="openai", column_budget=0.5)
+    )
+    assert isinstance(result, Matrix), result
+    labels = [r.verdict.label for r in result.results]
+    judged = [label for label in labels if label != matrix.SKIPPED]
+    assert 1 <= len(judged) <= 3 and labels[len(judged) :] == [matrix.SKIPPED] * (
+        len(labels) - len(judged)
+    )
+    assert result.results[-1].verdict.reason == "skipped: the column's time budget is used up"
+
+
 def test_a_lone_surrogate_in_names_and_messages_cannot_lose_the_report(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from . import accept, published, report
 from .checks import check_cell, check_recording
 from .locate import require_checkout, suite_root
+from .matrix import COLUMN_BUDGET
 from .peers.external import DEFAULT_TIMEOUT
 from .profiles import ProfileError, Suite, load_suite
 from .record import DEFAULT_DEADLINE, DEFAULT_MAX_BYTES
@@ -105,6 +106,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=float,
         default=DEFAULT_TIMEOUT,
         help=f"seconds an external program gets per stream (default {DEFAULT_TIMEOUT:g})",
+    )
+    mat.add_argument(
+        "--column-budget",
+        type=float,
+        default=COLUMN_BUDGET,
+        help="seconds one implementation gets for all its streams; the rest are skipped "
+        f"(default {COLUMN_BUDGET:g})",
     )
     mat.add_argument("--markdown", type=Path, help="also write the matrix as Markdown here")
     mat.add_argument("--json", type=Path, help="also write the matrix as JSON here")
@@ -232,6 +240,7 @@ def _matrix(suite: Suite, args: argparse.Namespace) -> int:
             provider=args.provider,
             scenario=args.scenario,
             progress=sys.stderr,
+            column_budget=args.column_budget,
         )
     except matrix.MatrixError as exc:
         print(f"toolcall: the matrix run broke: {exc}", file=sys.stderr)

@@ -11,8 +11,10 @@ cannot make the expectation, because then no column can be judged.
 
 The run goes implementation by implementation, so that progress can be told per column and one
 broken program costs its own column only: a program that cannot start (or fails its handshake)
-is unavailable, said once, and one that times out `CONSECUTIVE_TIMEOUTS` times in a row, or cannot
-be started again after a crash, has the rest of its cells skipped with the reason.
+is unavailable, said once, and one that times out `CONSECUTIVE_TIMEOUTS` times in a row, cannot
+be started again after a crash, or has used up the column's time budget (`COLUMN_BUDGET`, for a
+program slow on every stream yet never quite timing out) has the rest of its cells skipped with
+the reason.
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ REFERENCE = Reference.name
 #: Timeouts in a row after which a program's remaining cells are skipped: a silent program then
 #: costs a few timeouts, not one per stream.
 CONSECUTIVE_TIMEOUTS = 3
+#: Seconds one implementation may take over all its streams (the slowest client, run with Node
+#: per stream, takes about 90 s for the whole suite on a shared 2-core machine).
+COLUMN_BUDGET = 600.0
 SKIPPED = "skipped"
 
 
@@ -136,6 +141,7 @@ def run(
     provider: str | None = None,
     scenario: str | None = None,
     progress: TextIO | None = None,
+    column_budget: float = COLUMN_BUDGET,
 ) -> Matrix:
     """Judge every implementation on every case the filters select, one column after another,
     telling `progress` (a terminal's standard error) what each column cost."""
@@ -156,7 +162,7 @@ def run(
             _say(progress, f"did not start: {exc}\n")
             continue
         matrix.implementations.append((implementation.name, implementation.version))
-        column = _column(implementation, selected)
+        column = _column(implementation, selected, began + column_budget)
         matrix.results += column
         passed = sum(r.verdict.passed for r in column)
         skipped = sum(r.verdict.label == SKIPPED for r in column)
@@ -173,7 +179,9 @@ def _start(implementation: Implementation) -> None:
         start()
 
 
-def _column(implementation: Implementation, selected: Sequence[Case]) -> list[Result]:
+def _column(
+    implementation: Implementation, selected: Sequence[Case], deadline: float
+) -> list[Result]:
     """One implementation over every case; the program is told to stop afterwards."""
     column: list[Result] = []
     cut_off = ""
@@ -199,6 +207,8 @@ def _column(implementation: Implementation, selected: Sequence[Case]) -> list[Re
             cut_off = f"the program did not start again: {answer}"
         elif timeouts >= CONSECUTIVE_TIMEOUTS:
             cut_off = f"{timeouts} timeouts in a row"
+        elif time.monotonic() > deadline:
+            cut_off = "the column's time budget is used up"
     close = getattr(implementation, "close", None)
     if callable(close):
         close()  # an external program is told to stop, not left running
