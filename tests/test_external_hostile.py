@@ -14,6 +14,7 @@ import shlex
 import shutil
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "external_assembler.py"
 #: How long a test waits for the harness before calling it hung (far above any bound it sets).
 HANG = 60.0
+#: The most lines a flooding program can have waiting: the allowance, and one read's worth.
+FLOOD_BOUND = 16 + 64 * 1024 // 3
 
 HANDSHAKE = (
     'print(json.dumps({"protocol": 2, "implementation": '
@@ -128,6 +131,17 @@ def test_an_endless_line_is_cut_at_the_line_limit(
     outcome = _within(HANG, lambda: program.assemble([], {}))
     assert isinstance(outcome, Crashed), outcome
     assert "sent a line longer than 1,048,576 bytes" in str(outcome)
+    assert all(_gone(pid) for pid in _pids(tmp_path))
+
+
+def test_an_output_flood_stops_being_read_a_few_lines_ahead(tmp_path: Path) -> None:
+    body = f"input()\n{HANDSHAKE}\nwhile True: print('{{}}')\n"
+    program = External("flood", _write(tmp_path, body), timeout=20.0)
+    program.start()
+    time.sleep(2.0)  # the harness busy elsewhere: nothing reads the program's lines meanwhile
+    assert program._lines.qsize() <= 2 * FLOOD_BOUND
+    outcome = _within(HANG, lambda: program.assemble([], {}))
+    assert isinstance(outcome, Crashed), outcome
     assert all(_gone(pid) for pid in _pids(tmp_path))
 
 

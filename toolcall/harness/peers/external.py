@@ -55,6 +55,9 @@ _SCHEMA = format_schema("protocol.schema.json")
 #: the largest stream of the suite (DeepSeek's `long_arguments`) carries about 855 KB of them; a
 #: line beyond this is a program gone wrong, stopped before it takes the harness's memory.
 MAX_LINE = 32 * 1024 * 1024
+#: How many lines a program may write ahead of the harness reading them. The protocol has one
+#: line per message, so more is a program flooding its output, stopped before it fills memory.
+MAX_UNREAD = 16
 #: How much of a program's standard error is kept: its end, where the reason for a crash is.
 STDERR_TAIL = 16 * 1024
 #: How long a program that closed its output gets to exit before it is killed.
@@ -90,7 +93,8 @@ class External:
 
     Everything that touches the program is bounded: a message is written on a thread the
     deadline can give up on (a program that stops reading cannot block the run, whatever the
-    size of the message), lines are read in pieces up to `MAX_LINE`, standard error is kept as
+    size of the message), lines are read in pieces up to `MAX_LINE` and at most `MAX_UNREAD` ahead
+    of the harness, standard error is kept as
     its last `STDERR_TAIL` bytes, and a program that closes its output but keeps running is
     killed after `EXIT_GRACE`. Whatever of the program's own text reaches a message is masked
     like the recorder's messages (`scrub.printable`) with the `keys` given.
@@ -111,7 +115,7 @@ class External:
         self.cwd = cwd
         self.keys = list(keys)
         self._process: subprocess.Popen[bytes] | None = None
-        self._lines: queue.Queue[bytes | None] = queue.Queue()
+        self._lines: queue.Queue[bytes | Crashed] = queue.Queue()
         self._stderr = _Tail(STDERR_TAIL)
         self._stderr_reader: threading.Thread | None = None
         self._seq = 0
@@ -150,7 +154,7 @@ class External:
         self._lines = queue.Queue()
         self._stderr = _Tail(STDERR_TAIL)
         assert process.stdout is not None and process.stderr is not None
-        _daemon(_read_lines, process.stdout, self._lines.put)
+        _daemon(_read_lines, process.stdout, self._lines)
         self._stderr_reader = _daemon(_read_tail, process.stderr, self._stderr)
         deadline = time.monotonic() + self.timeout
         try:
@@ -216,9 +220,9 @@ class External:
         except queue.Empty:
             self._kill()
             raise TimedOut(f"timed out after {self.timeout:g} s") from None
-        if line is None:
+        if isinstance(line, Crashed):
             self._kill()
-            raise Crashed(f"sent a line longer than {MAX_LINE:,} bytes")
+            raise line
         if not line:
             raise self._died()
         try:
@@ -291,29 +295,33 @@ def _daemon(target: Any, *args: Any) -> threading.Thread:
     return thread
 
 
-def _read_lines(stream: IO[bytes], put: Any) -> None:
-    """Hand over each line of a pipe (an empty one marks its end, `None` a line over
-    `MAX_LINE`, after which reading stops), so a silent program is caught by a timeout and an
-    endless line by its length, instead of blocking the run or filling its memory."""
+def _read_lines(stream: IO[bytes], lines: queue.Queue[bytes | Crashed]) -> None:
+    """Hand over each line of a pipe (an empty one marks its end), so a silent program is caught
+    by a timeout instead of blocking the run. A line over `MAX_LINE`, or more than `MAX_UNREAD`
+    lines ahead of the reader, is handed over as the `Crashed` it is, and reading stops: an
+    endless line or a flood cannot fill the harness's memory."""
     pending = bytearray()
     try:
         while chunk := stream.read1(_READ_SIZE):  # type: ignore[attr-defined]
             if b"\n" in chunk:  # only a new piece is searched: a long line is not re-read
-                first, *lines, rest = chunk.split(b"\n")
-                put(bytes(pending + first) + b"\n")
-                for line in lines:
-                    put(line + b"\n")
-                pending = bytearray(rest)
+                first, *rest = chunk.split(b"\n")
+                lines.put(bytes(pending + first) + b"\n")
+                for line in rest[:-1]:
+                    lines.put(line + b"\n")
+                pending = bytearray(rest[-1])
             else:
                 pending += chunk
             if len(pending) > MAX_LINE:
-                put(None)
+                lines.put(Crashed(f"sent a line longer than {MAX_LINE:,} bytes"))
+                return
+            if lines.qsize() > MAX_UNREAD:
+                lines.put(Crashed(f"wrote more than {MAX_UNREAD} lines nobody asked for"))
                 return
     except (OSError, ValueError):
         pass
     if pending:
-        put(bytes(pending))
-    put(b"")
+        lines.put(bytes(pending))
+    lines.put(b"")
 
 
 def _read_tail(stream: IO[bytes], tail: _Tail) -> None:
