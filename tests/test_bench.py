@@ -50,3 +50,20 @@ def test_the_bench_runs_every_shape_and_reports_its_targets(tmp_path: Path) -> N
     assert "| name in 1-char fragments | 4x |" in text
     assert "| extra_content, one key a delta | 4x |" in text
     assert "peak memory" in text and "| target | measured | met |" in text
+
+
+def test_the_bench_says_its_progress_fits_a_terminal_and_explains_a_miss() -> None:
+    bench = str(ROOT / "benchmarks" / "bench.py")
+    done = subprocess.run(
+        [sys.executable, bench, "--quick", "--no-peers", "--repeat", "1"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "[1/9] 2 KB ... " in done.stderr and "[9/9] 64 whole calls, no index ... " in done.stderr
+    assert max(len(line) for line in done.stdout.splitlines()) <= 100
+    assert "targets: " in done.stdout
+    # A miss is explained and points to the figures of record; no miss, no explanation.
+    assert ("  MISS  " in done.stdout) == ("docs/SPEED.md" in done.stdout)

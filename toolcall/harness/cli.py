@@ -3,8 +3,8 @@
 The same checks the pytest suite runs, for users who want the matrix without pytest (another
 project's CI, a quick look after editing a profile), and `matrix`, which runs other assemblers
 over the same cassettes. Exit codes: 0 all good, 1 a check failed or drift was found (for
-`matrix`: the run broke or the reference failed; failing peers are data), 2 the invocation or the
-profiles were wrong.
+`matrix`: the run broke, the reference failed or an external program never started; failing peers
+are data), 2 the invocation or the profiles were wrong.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pathlib import Path
 from . import accept, published, report
 from .checks import check_cell, check_recording
 from .locate import require_checkout, suite_root
+from .matrix import COLUMN_BUDGET
 from .peers.external import DEFAULT_TIMEOUT
 from .profiles import ProfileError, Suite, load_suite
 from .record import DEFAULT_DEADLINE, DEFAULT_MAX_BYTES
@@ -105,6 +106,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=float,
         default=DEFAULT_TIMEOUT,
         help=f"seconds an external program gets per stream (default {DEFAULT_TIMEOUT:g})",
+    )
+    mat.add_argument(
+        "--column-budget",
+        type=float,
+        default=COLUMN_BUDGET,
+        help="seconds one implementation gets for all its streams; the rest are skipped "
+        f"(default {COLUMN_BUDGET:g})",
     )
     mat.add_argument("--markdown", type=Path, help="also write the matrix as Markdown here")
     mat.add_argument("--json", type=Path, help="also write the matrix as JSON here")
@@ -204,10 +212,12 @@ def _conformance(
 
 
 def _matrix(suite: Suite, args: argparse.Namespace) -> int:
-    """Peers that fail are data (exit 0); exit 1 only when the run broke or the reference failed."""
+    """Peers that fail are data (exit 0); exit 1 when the run broke, the reference failed or an
+    external program never started. External programs run in the caller's directory, where the
+    relative paths of their commands were written; progress goes to standard error."""
     import os
 
-    from . import matrix, matrix_report
+    from . import matrix, matrix_report, secrets
     from .peers.external import SpecError, environment_specs
 
     try:
@@ -215,7 +225,7 @@ def _matrix(suite: Suite, args: argparse.Namespace) -> int:
             args.implementation,
             [*environment_specs(os.environ), *args.external],
             timeout=args.timeout,
-            cwd=suite.root,
+            keys=secrets.key_values(p.key_env for p in suite.providers.values()),
         )
     except SpecError as exc:
         print(f"toolcall: --external {exc}", file=sys.stderr)
@@ -224,7 +234,14 @@ def _matrix(suite: Suite, args: argparse.Namespace) -> int:
         print(f"toolcall: {exc}", file=sys.stderr)
         return 2
     try:
-        result = matrix.run(suite, implementations, provider=args.provider, scenario=args.scenario)
+        result = matrix.run(
+            suite,
+            implementations,
+            provider=args.provider,
+            scenario=args.scenario,
+            progress=sys.stderr,
+            column_budget=args.column_budget,
+        )
     except matrix.MatrixError as exc:
         print(f"toolcall: the matrix run broke: {exc}", file=sys.stderr)
         return 1
@@ -235,6 +252,10 @@ def _matrix(suite: Suite, args: argparse.Namespace) -> int:
         args.markdown.write_text(matrix_report.markdown(result), encoding="utf-8")
     if args.json:
         _write_json(args.json, matrix_report.document(result))
+    if result.never_started:
+        for name in result.never_started:
+            print(f"toolcall: {name} never started: {result.unavailable[name]}", file=sys.stderr)
+        return 1
     if result.reference_failed:
         print("toolcall: the reference implementation failed a cell", file=sys.stderr)
         return 1

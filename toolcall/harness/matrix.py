@@ -8,16 +8,24 @@ same bytes is the expectation, with the scenario's `expect` schema on top (see `
 that crashes or answers wrongly is a finding in the table, never an error
 of the run. The run itself is broken only when a cassette cannot be replayed or the reference
 cannot make the expectation, because then no column can be judged.
+
+The run goes implementation by implementation, so that progress can be told per column and one
+broken program costs its own column only: a program that cannot start (or fails its handshake)
+is unavailable, said once, and one that times out `CONSECUTIVE_TIMEOUTS` times in a row, cannot
+be started again after a crash, or has used up the column's time budget (`COLUMN_BUDGET`, for a
+program slow on every stream yet never quite timing out) has the rest of its cells skipped with
+the reason.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import toolcall
 
@@ -25,13 +33,21 @@ from . import published, streams
 from .cassettes import cassette_path
 from .checks import conformance_document
 from .peers import Call, Factory, Implementation, Unavailable, builtin
-from .peers.external import External, parse_spec
+from .peers.external import External, StartFailed, TimedOut, parse_spec
 from .peers.reference import Reference, sse_body
 from .profiles import Suite
 from .replay import ReplayError, no_network, replay, replay_own_request
 from .verdict import Expected, Verdict, judge
 
 REFERENCE = Reference.name
+
+#: Timeouts in a row after which a program's remaining cells are skipped: a silent program then
+#: costs a few timeouts, not one per stream.
+CONSECUTIVE_TIMEOUTS = 3
+#: Seconds one implementation may take over all its streams (the slowest client, run with Node
+#: per stream, takes about 90 s for the whole suite on a shared 2-core machine).
+COLUMN_BUDGET = 600.0
+SKIPPED = "skipped"
 
 
 class MatrixError(Exception):
@@ -71,6 +87,8 @@ class Matrix:
     unavailable: dict[str, str] = field(default_factory=dict)
     results: list[Result] = field(default_factory=list)
     not_applicable: list[tuple[str, str, str]] = field(default_factory=list)
+    #: Programs that never started or failed their handshake (also in `unavailable`).
+    never_started: list[str] = field(default_factory=list)
 
     @property
     def reference_failed(self) -> bool:
@@ -83,16 +101,23 @@ def roster(
     *,
     timeout: float,
     cwd: Path | None = None,
+    keys: Iterable[str] = (),
 ) -> tuple[list[Implementation], dict[str, str]]:
     """The implementations to run (in-process ones first, then external programs) and the ones
-    that cannot run here, with why. An unknown name is an error naming the known ones."""
+    that cannot run here, with why. An unknown name is an error naming the known ones. A program
+    named with `--external` always runs, beside the implementations `names` selects.
+
+    External programs run in `cwd` (the caller's directory when None, where a relative path in
+    their command was written), and `keys` are masked in whatever they print."""
     factories: dict[str, Factory] = builtin()
+    named_externals = []
     for spec in externals:
         name, command = parse_spec(spec)
         if name in factories:
             raise UnknownImplementation(f"--external {name}=...: {name!r} is already taken")
-        factories[name] = _external_factory(name, command, timeout, cwd)
-    selected = list(dict.fromkeys(names)) if names else list(factories)
+        factories[name] = _external_factory(name, command, timeout, cwd, list(keys))
+        named_externals.append(name)
+    selected = list(dict.fromkeys([*names, *named_externals])) if names else list(factories)
     unknown = [name for name in selected if name not in factories]
     if unknown:
         raise UnknownImplementation(
@@ -115,29 +140,85 @@ def run(
     *,
     provider: str | None = None,
     scenario: str | None = None,
+    progress: TextIO | None = None,
+    column_budget: float = COLUMN_BUDGET,
 ) -> Matrix:
-    """Judge every implementation on every case the filters select."""
-    matrix = Matrix(implementations=[(i.name, i.version) for i in implementations])
-    for case in cases(suite, matrix, provider=provider, scenario=scenario):
-        for implementation in implementations:
-            answer: Any
-            try:
-                with no_network(loopback=True):
-                    # A fresh copy each: litellm fills in a missing `index` in the chunks it is
-                    # handed, which would otherwise change the stream the next one is judged on.
-                    chunks, request = copy.deepcopy((case.chunks, case.request))
-                    answer = implementation.assemble(chunks, request)
-            except Exception as exc:
-                answer = exc
-            verdict = judge(case.expected, answer)
-            matrix.results.append(
-                Result(implementation.name, case.provider, case.scenario, verdict)
-            )
-    for implementation in implementations:
-        close = getattr(implementation, "close", None)
-        if callable(close):
-            close()  # an external program is told to stop, not left running
+    """Judge every implementation on every case the filters select, one column after another,
+    telling `progress` (a terminal's standard error) what each column cost."""
+    matrix = Matrix()
+    began = time.monotonic()
+    _say(progress, "replaying the cassettes ... ")
+    selected = list(cases(suite, matrix, provider=provider, scenario=scenario))
+    _say(progress, f"{len(selected)} streams, {time.monotonic() - began:.0f} s\n")
+    total = len(implementations)
+    for number, implementation in enumerate(implementations, start=1):
+        began = time.monotonic()
+        _say(progress, f"[{number}/{total}] {implementation.name} ... ")
+        try:
+            _start(implementation)
+        except StartFailed as exc:
+            matrix.unavailable[implementation.name] = str(exc)
+            matrix.never_started.append(implementation.name)
+            _say(progress, f"did not start: {exc}\n")
+            continue
+        matrix.implementations.append((implementation.name, implementation.version))
+        column = _column(implementation, selected, began + column_budget)
+        matrix.results += column
+        passed = sum(r.verdict.passed for r in column)
+        skipped = sum(r.verdict.label == SKIPPED for r in column)
+        said = f"{len(column)} streams, {passed} passed"
+        said += f", {skipped} skipped" if skipped else ""
+        _say(progress, f"{said}, {time.monotonic() - began:.0f} s\n")
     return matrix
+
+
+def _start(implementation: Implementation) -> None:
+    """Start a program before its column, so a failed start or handshake is said once."""
+    start = getattr(implementation, "start", None)
+    if callable(start):
+        start()
+
+
+def _column(
+    implementation: Implementation, selected: Sequence[Case], deadline: float
+) -> list[Result]:
+    """One implementation over every case; the program is told to stop afterwards."""
+    column: list[Result] = []
+    cut_off = ""
+    timeouts = 0
+    for case in selected:
+        if cut_off:
+            verdict = Verdict(SKIPPED, f"skipped: {cut_off}")
+            column.append(Result(implementation.name, case.provider, case.scenario, verdict))
+            continue
+        answer: Any
+        try:
+            with no_network(loopback=True):
+                # A fresh copy each: litellm fills in a missing `index` in the chunks it is
+                # handed, which would otherwise change the stream the next one is judged on.
+                chunks, request = copy.deepcopy((case.chunks, case.request))
+                answer = implementation.assemble(chunks, request)
+        except Exception as exc:
+            answer = exc
+        verdict = judge(case.expected, answer)
+        column.append(Result(implementation.name, case.provider, case.scenario, verdict))
+        timeouts = timeouts + 1 if isinstance(answer, TimedOut) else 0
+        if isinstance(answer, StartFailed):
+            cut_off = f"the program did not start again: {answer}"
+        elif timeouts >= CONSECUTIVE_TIMEOUTS:
+            cut_off = f"{timeouts} timeouts in a row"
+        elif time.monotonic() > deadline:
+            cut_off = "the column's time budget is used up"
+    close = getattr(implementation, "close", None)
+    if callable(close):
+        close()  # an external program is told to stop, not left running
+    return column
+
+
+def _say(progress: TextIO | None, text: str) -> None:
+    if progress is not None:
+        progress.write(text)
+        progress.flush()
 
 
 def cases(
@@ -256,8 +337,10 @@ def _check_reference_refuses(where: str, chunks: list[streams.Chunk]) -> None:
     raise MatrixError(f"{where}: the reference accepted the cut stream")
 
 
-def _external_factory(name: str, command: list[str], timeout: float, cwd: Path | None) -> Factory:
+def _external_factory(
+    name: str, command: list[str], timeout: float, cwd: Path | None, keys: list[str]
+) -> Factory:
     def make() -> Implementation:
-        return External(name, command, timeout=timeout, cwd=cwd)
+        return External(name, command, timeout=timeout, cwd=cwd, keys=keys)
 
     return make

@@ -1,16 +1,28 @@
-"""The implementation matrix for the terminal and as Markdown.
+"""The implementation matrix for the terminal, as Markdown and as JSON.
 
 One row per provider and scenario, one column per implementation, each cell `pass` or the kind of
 failure; below the grid, one line per failing cell with its reason. Implementations that could not
 run are listed with why, so a missing package is visible rather than a silently shorter table.
+
+The terminal gets a grid that fits `WIDTH` columns: implementations are numbered above it, cells
+are short marks, and a line that would run longer is cut; the Markdown and JSON reports keep every
+name and reason whole. A column cut off (see `matrix.SKIPPED`) is one line, not one per cell.
 """
 
 from __future__ import annotations
 
 import platform
+import textwrap
+from collections import Counter
 from typing import Any
 
-from .matrix import Matrix, Result
+from .matrix import SKIPPED, Matrix, Result
+from .peers.external import escaped
+
+#: The terminal width the text report fits (an ordinary terminal is 100 columns or wider).
+WIDTH = 100
+#: What each cell of the terminal grid says.
+MARKS = "marks: ok = pass, FAIL = wrong answer, crash = no answer, skip = cut off, - = not run"
 
 #: Said under every matrix: who decides what the right answer is, per kind of row.
 JUDGES = (
@@ -33,7 +45,15 @@ def _names(matrix: Matrix) -> list[str]:
 
 
 def _failures(matrix: Matrix) -> list[Result]:
-    return [r for r in matrix.results if not r.verdict.passed]
+    """The failing cells, skipped ones left out (`_skipped` says those once per column)."""
+    return [r for r in matrix.results if not r.verdict.passed and r.verdict.label != SKIPPED]
+
+
+def _skipped(matrix: Matrix) -> list[tuple[str, int, str]]:
+    """Per column cut off: its name, how many cells were skipped, and why."""
+    counts = Counter(r.implementation for r in matrix.results if r.verdict.label == SKIPPED)
+    reasons = {r.implementation: r.verdict.reason for r in matrix.results}
+    return [(name, count, reasons[name]) for name, count in counts.items()]
 
 
 def summary(matrix: Matrix) -> str:
@@ -45,37 +65,66 @@ def summary(matrix: Matrix) -> str:
 
 
 def versions(matrix: Matrix) -> str:
-    """The versions measured, with the Python that ran them."""
-    measured = [version for _name, version in matrix.implementations]
+    """Each implementation with the version measured (a Node client says so, an external program
+    names its language), then the Python that ran the in-process ones."""
+    measured = [f"{name}: {version}" for name, version in matrix.implementations]
     measured.append(f"Python {platform.python_version()}")
-    return ", ".join(measured)
+    return "; ".join(measured)
 
 
 def text(matrix: Matrix) -> str:
+    """The matrix for a terminal `WIDTH` columns wide; the reports files have the details."""
     names = _names(matrix)
     cells = _cells(matrix)
     rows = _rows(matrix)
-    header = ["provider", "scenario", *names]
-    table = [header]
+    lines = [f"measured on Python {platform.python_version()}; the columns:"]
+    for number, (name, version) in enumerate(matrix.implementations, start=1):
+        mine = [r for r in matrix.results if r.implementation == name]
+        passed = f"{sum(r.verdict.passed for r in mine)}/{len(mine)}"
+        lines.append(_cut(f"{number:>4} {name:<16} {passed:>7} passed   {version}"))
+    lines += [_cut(f"not available: {name}: {why}") for name, why in matrix.unavailable.items()]
+    provider_width = max([len("provider"), *(len(p) for p, _s in rows)]) + 2
+    mark_width = 6
+    longest = max([len("scenario"), *(len(s) for _p, s in rows)]) + 2
+    scenario_width = min(longest, max(20, WIDTH - provider_width - mark_width * len(names)))
+    header = "provider".ljust(provider_width) + "scenario".ljust(scenario_width)
+    lines += ["", header + "".join(str(n).rjust(mark_width) for n in range(1, len(names) + 1))]
     for provider, scenario in rows:
-        marks = [_mark(cells.get((provider, scenario, name))) for name in names]
-        table.append([provider, scenario, *marks])
-    widths = [max(len(row[i]) for row in table) + 2 for i in range(len(header))]
-    lines = [f"measured with: {versions(matrix)}"]
-    lines += [f"not available: {name}: {why}" for name, why in matrix.unavailable.items()]
-    lines.append("")
-    lines += [
-        "".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() for row in table
-    ]
+        marks = [_short_mark(cells.get((provider, scenario, name))) for name in names]
+        shown = _cut(scenario, scenario_width - 1).ljust(scenario_width)
+        lines.append(
+            provider.ljust(provider_width) + shown + "".join(m.rjust(mark_width) for m in marks)
+        )
+    lines.append(MARKS)
     failures = _failures(matrix)
-    if failures:
+    skipped = _skipped(matrix)
+    if failures or skipped:
         lines.append("")
-        lines += [
-            f"FAIL {r.implementation} {r.provider}/{r.scenario}: {r.verdict.reason}"
-            for r in failures
-        ]
-    lines += ["", summary(matrix), JUDGES]
-    return "\n".join(lines)
+    lines += [
+        _cut(f"FAIL {r.implementation} {r.provider}/{r.scenario}: {r.verdict.reason}")
+        for r in failures
+    ]
+    lines += [_cut(f"SKIP {name}: {count} cells {why}") for name, count, why in skipped]
+    if any(line.endswith("...") for line in lines):
+        lines.append("(lines cut to fit; --markdown and --json write every name and reason whole)")
+    lines += ["", *_wrapped(summary(matrix)), *_wrapped(JUDGES)]
+    return escaped("\n".join(lines))
+
+
+def _short_mark(result: Result | None) -> str:
+    if result is None:
+        return "-"
+    if result.verdict.passed:
+        return "ok"
+    return {"crash": "crash", SKIPPED: "skip"}.get(result.verdict.label, "FAIL")
+
+
+def _cut(line: str, width: int = WIDTH) -> str:
+    return line if len(line) <= width else line[: width - 3] + "..."
+
+
+def _wrapped(line: str) -> list[str]:
+    return textwrap.wrap(line, WIDTH, break_on_hyphens=False, break_long_words=False)
 
 
 def markdown(matrix: Matrix) -> str:
@@ -93,35 +142,38 @@ def markdown(matrix: Matrix) -> str:
     ]
     for name, version in matrix.implementations:
         mine = [r for r in matrix.results if r.implementation == name]
-        lines.append(f"| {name} | {version} | {sum(r.verdict.passed for r in mine)}/{len(mine)} |")
+        lines.append(
+            f"| {name} | {_escape(version)} | {sum(r.verdict.passed for r in mine)}/{len(mine)} |"
+        )
     for name, why in matrix.unavailable.items():
         lines.append(f"| {name} | not available: {_escape(why)} | - |")
     lines += ["", "| provider | scenario | " + " | ".join(names) + " |"]
     lines.append("|---|---|" + "---|" * len(names))
     for provider, scenario in _rows(matrix):
-        marks = [_mark(cells.get((provider, scenario, name)), bold=True) for name in names]
+        marks = [_mark(cells.get((provider, scenario, name))) for name in names]
         lines.append(f"| {provider} | {scenario} | " + " | ".join(marks) + " |")
     failures = _failures(matrix)
-    if failures:
+    skipped = _skipped(matrix)
+    if failures or skipped:
         lines += ["", "## Failures", ""]
         lines += [
             f"- {r.implementation}, {r.provider} / {r.scenario}: {_escape(r.verdict.reason)}"
             for r in failures
         ]
+        lines += [f"- {name}: {count} cells {_escape(why)}" for name, count, why in skipped]
     if matrix.not_applicable:
         lines += ["", "## Not applicable", ""]
         lines += [f"- {p} / {s}: {_escape(why)}" for p, s, why in matrix.not_applicable]
     lines.append("")
-    return "\n".join(lines)
+    return escaped("\n".join(lines))
 
 
-def _mark(result: Result | None, *, bold: bool = False) -> str:
+def _mark(result: Result | None) -> str:
+    """A Markdown cell: `pass`, or the kind of failure in bold."""
     if result is None:
         return "-"
     label = result.verdict.label
-    if result.verdict.passed or not bold:
-        return label
-    return f"**{label}**"
+    return label if result.verdict.passed else f"**{label}**"
 
 
 def _escape(text: str) -> str:

@@ -26,18 +26,23 @@ shell would split it, but no shell runs it.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import queue
 import shlex
+import signal
 import subprocess
 import threading
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
+from .. import scrub
 from ..profiles import format_schema
 from . import Assembled, Call, Chunk, first_line
 
@@ -46,17 +51,54 @@ DEFAULT_TIMEOUT = 10.0
 PROTOCOL = 2
 _SCHEMA = format_schema("protocol.schema.json")
 
+#: The longest line a program may write. An answer holds the calls' arguments as JSON text, and
+#: the largest stream of the suite (DeepSeek's `long_arguments`) carries about 855 KB of them; a
+#: line beyond this is a program gone wrong, stopped before it takes the harness's memory.
+MAX_LINE = 32 * 1024 * 1024
+#: How many lines a program may write ahead of the harness reading them. The protocol has one
+#: line per message, so more is a program flooding its output, stopped before it fills memory.
+MAX_UNREAD = 16
+#: How much of a program's standard error is kept: its end, where the reason for a crash is.
+STDERR_TAIL = 16 * 1024
+#: How long a program that closed its output gets to exit before it is killed.
+EXIT_GRACE = 1.0
+_READ_SIZE = 64 * 1024
+
 
 class Crashed(Exception):
     """The program broke the protocol; the message is the one-line reason shown in the matrix."""
+
+
+class TimedOut(Crashed):
+    """The program did not take a message or answer one within the timeout."""
+
+
+class StartFailed(Crashed):
+    """The program could not be started, or its handshake failed: it has no column to fill."""
 
 
 class SpecError(ValueError):
     """A `NAME=COMMAND` entry that cannot be used."""
 
 
+def escaped(text: str) -> str:
+    """`text` with lone surrogates written as `\\udxxx`, so that it can be printed and saved as
+    UTF-8: a program's name or message may hold one (JSON allows `"\\ud800"`, and a command
+    line's undecodable bytes arrive as surrogates), and must not cost the report."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 class External:
-    """One external program, started once and fed every stream in turn."""
+    """One external program, started once and fed every stream in turn.
+
+    Everything that touches the program is bounded: a message is written on a thread the
+    deadline can give up on (a program that stops reading cannot block the run, whatever the
+    size of the message), lines are read in pieces up to `MAX_LINE` and at most `MAX_UNREAD` ahead
+    of the harness, standard error is kept as
+    its last `STDERR_TAIL` bytes, and a program that closes its output but keeps running is
+    killed after `EXIT_GRACE`. Whatever of the program's own text reaches a message is masked
+    like the recorder's messages (`scrub.printable`) with the `keys` given.
+    """
 
     def __init__(
         self,
@@ -65,14 +107,17 @@ class External:
         *,
         timeout: float = DEFAULT_TIMEOUT,
         cwd: Path | None = None,
+        keys: Iterable[str] = (),
     ) -> None:
-        self.name = name
+        self.name = escaped(name)
         self.command = list(command)
         self.timeout = timeout
         self.cwd = cwd
+        self.keys = list(keys)
         self._process: subprocess.Popen[bytes] | None = None
-        self._lines: queue.Queue[bytes] = queue.Queue()
-        self._stderr: list[str] = []
+        self._lines: queue.Queue[bytes | Crashed] = queue.Queue()
+        self._stderr = _Tail(STDERR_TAIL)
+        self._stderr_reader: threading.Thread | None = None
         self._seq = 0
         self._identity = ""
 
@@ -80,18 +125,62 @@ class External:
     def version(self) -> str:
         """Who the program says it is (its handshake), or why it could not say."""
         try:
-            self._ensure_started()
+            self.start()
         except Crashed as exc:
-            return f"external: {shlex.join(self.command)} (no handshake: {exc})"
+            return f"external: {self._shown(shlex.join(self.command))} (no handshake: {exc})"
         return self._identity
 
+    def start(self) -> None:
+        """Start the program and check its handshake, unless it is running already.
+
+        Raises `StartFailed` (with the reason) and leaves no process behind when either fails.
+        """
+        if self._process is not None and self._process.poll() is None:
+            return
+        self._kill()
+        try:
+            process = subprocess.Popen(
+                self.command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=self.cwd,
+                start_new_session=os.name == "posix",  # killed as a group: `go run`, `npx`...
+            )
+        except OSError as exc:
+            reason = self._shown(f"cannot start {self.command[0]!r}: {exc.strerror or exc}")
+            raise StartFailed(reason) from None
+        self._process = process
+        self._lines = queue.Queue()
+        self._stderr = _Tail(STDERR_TAIL)
+        assert process.stdout is not None and process.stderr is not None
+        _daemon(_read_lines, process.stdout, self._lines)
+        self._stderr_reader = _daemon(_read_tail, process.stderr, self._stderr)
+        deadline = time.monotonic() + self.timeout
+        try:
+            self._send({"cmd": "start", "protocol": PROTOCOL}, deadline)
+            started = self._receive("started", deadline)
+        except Crashed as exc:
+            self._kill()
+            raise StartFailed(str(exc)) from None
+        if started["protocol"] != PROTOCOL:
+            self._kill()
+            raise StartFailed(
+                f"speaks protocol {started['protocol']}, the harness speaks {PROTOCOL} "
+                "(see toolcall/schemas/protocol.schema.json)"
+            )
+        who = started["implementation"]
+        self._identity = escaped(f"{who['name']} {who['version']} ({who['language']})")
+
     def assemble(self, chunks: Sequence[Chunk], request: Mapping[str, Any]) -> Assembled:
-        self._ensure_started()
+        self.start()
         self._seq += 1
-        self._send({"cmd": "assemble", "seq": self._seq, "request": request, "chunks": chunks})
-        answer = self._receive("answer")
+        deadline = time.monotonic() + self.timeout
+        message = {"cmd": "assemble", "seq": self._seq, "request": request, "chunks": chunks}
+        self._send(message, deadline)
+        answer = self._receive("answer", deadline)
         if answer["seq"] != self._seq:
-            self.close()
+            self._kill()
             raise Crashed(f"answered seq {answer['seq']} to seq {self._seq}")
         answer.pop("seq")
         return read_document(answer)
@@ -101,92 +190,185 @@ class External:
         process, self._process = self._process, None
         if process is None:
             return
-        try:
-            if process.poll() is None and process.stdin is not None:
-                process.stdin.write(b'{"cmd": "stop"}\n')
-                process.stdin.close()
-            process.wait(timeout=self.timeout)
-        except (OSError, subprocess.TimeoutExpired):
-            process.kill()
-            process.wait()
+        if process.poll() is None and process.stdin is not None:
+            grace = min(self.timeout, EXIT_GRACE)
+            if _write_within(process.stdin, b'{"cmd": "stop"}\n', grace) is None:
+                _quietly_close(process.stdin)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    process.wait(timeout=grace)
+        _end(process)
 
     # -- the pipe ------------------------------------------------------------------------
 
-    def _ensure_started(self) -> None:
-        if self._process is not None and self._process.poll() is None:
-            return
-        try:
-            process = subprocess.Popen(
-                self.command,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=self.cwd,
-            )
-        except OSError as exc:
-            raise Crashed(f"cannot start {self.command[0]!r}: {exc.strerror or exc}") from None
-        self._process = process
-        self._lines = queue.Queue()
-        self._stderr = []
-        assert process.stdout is not None and process.stderr is not None
-        _pump(process.stdout, self._lines.put)
-        _pump(process.stderr, lambda line: self._stderr.append(line.decode("utf-8", "replace")))
-        self._send({"cmd": "start", "protocol": PROTOCOL})
-        started = self._receive("started")
-        if started["protocol"] != PROTOCOL:
-            self.close()
-            raise Crashed(
-                f"speaks protocol {started['protocol']}, the harness speaks {PROTOCOL} "
-                "(see toolcall/schemas/protocol.schema.json)"
-            )
-        who = started["implementation"]
-        self._identity = f"{who['name']} {who['version']} ({who['language']})"
-
-    def _send(self, message: Mapping[str, Any]) -> None:
+    def _send(self, message: Mapping[str, Any], deadline: float) -> None:
         _check(message, "harness sent", str(message["cmd"]))
         process = self._process
         assert process is not None and process.stdin is not None
-        try:
-            process.stdin.write(json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n")
-            process.stdin.flush()
-        except OSError:
-            raise self._died() from None
+        data = json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n"
+        outcome = _write_within(process.stdin, data, deadline - time.monotonic())
+        if isinstance(outcome, TimeoutError):
+            self._kill()
+            raise TimedOut(
+                f"timed out after {self.timeout:g} s (it stopped reading its input)"
+            ) from None
+        if outcome is not None:
+            raise self._died()
 
-    def _receive(self, kind: str) -> dict[str, Any]:
+    def _receive(self, kind: str, deadline: float) -> dict[str, Any]:
         try:
-            line = self._lines.get(timeout=self.timeout)
+            line = self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
-            self.close()
-            raise Crashed(f"timed out after {self.timeout:g} s") from None
+            self._kill()
+            raise TimedOut(f"timed out after {self.timeout:g} s") from None
+        if isinstance(line, Crashed):
+            self._kill()
+            raise line
         if not line:
             raise self._died()
         try:
             message = json.loads(line)
+            _check(message, "program sent", kind)
+        except RecursionError:
+            self._kill()
+            raise Crashed(f"sent a {kind!r} message nested too deep to read") from None
         except ValueError:
-            self.close()
-            shown = first_line(line.decode("utf-8", "replace"), 60)
+            self._kill()
+            shown = first_line(self._shown(line.decode("utf-8", "replace")), 60)
             raise Crashed(f"sent a line that is not JSON: {shown!r}") from None
-        _check(message, "program sent", kind)
+        except Crashed:
+            self._kill()
+            raise
         assert isinstance(message, dict)
         return message
 
     def _died(self) -> Crashed:
+        """The program closed its output: it exited, or it is killed after `EXIT_GRACE`."""
         process, self._process = self._process, None
-        status = process.wait() if process is not None else None
-        last = next((line for line in reversed(self._stderr) if line.strip()), "").strip()
-        return Crashed(f"exit status {status}" + (f": {first_line(last)}" if last else ""))
+        if process is None:
+            return Crashed("the program is gone")
+        try:
+            status = f"exit status {process.wait(timeout=min(self.timeout, EXIT_GRACE))}"
+        except subprocess.TimeoutExpired:
+            status = "closed its standard output but kept running (killed)"
+        _end(process)
+        if self._stderr_reader is not None:
+            self._stderr_reader.join(EXIT_GRACE)  # the last words, written just before exiting
+        last = self._shown(self._stderr.last_line())
+        return Crashed(status + (f": {first_line(last)}" if last else ""))
+
+    def _kill(self) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            _end(process)
+
+    def _shown(self, text: str) -> str:
+        """A program's own text fit for a message or a report: keys and credentials masked."""
+        return escaped(scrub.printable(text, self.keys))
 
 
-def _pump(stream: IO[bytes], sink: Any) -> None:
-    """Read a pipe line by line on a daemon thread (an empty line marks its end), so a silent
-    program is caught by a timeout instead of blocking the run."""
+class _Tail:
+    """The last `size` bytes written to it; what a crash message shows of standard error."""
 
-    def run() -> None:
-        for line in iter(stream.readline, b""):
-            sink(line)
-        sink(b"")
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._data = bytearray()
+        self._lock = threading.Lock()
 
-    threading.Thread(target=run, daemon=True).start()
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def add(self, data: bytes) -> None:
+        with self._lock:
+            self._data += data[-self.size :]
+            del self._data[: max(0, len(self._data) - self.size)]
+
+    def last_line(self) -> str:
+        with self._lock:
+            text = self._data.decode("utf-8", "replace")
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        return lines[-1] if lines else ""
+
+
+def _daemon(target: Any, *args: Any) -> threading.Thread:
+    thread = threading.Thread(target=target, args=args, daemon=True)
+    thread.start()
+    return thread
+
+
+def _read_lines(stream: IO[bytes], lines: queue.Queue[bytes | Crashed]) -> None:
+    """Hand over each line of a pipe (an empty one marks its end), so a silent program is caught
+    by a timeout instead of blocking the run. A line over `MAX_LINE`, or more than `MAX_UNREAD`
+    lines ahead of the reader, is handed over as the `Crashed` it is, and reading stops: an
+    endless line or a flood cannot fill the harness's memory."""
+    pending = bytearray()
+    try:
+        while chunk := stream.read1(_READ_SIZE):  # type: ignore[attr-defined]
+            if b"\n" in chunk:  # only a new piece is searched: a long line is not re-read
+                first, *rest = chunk.split(b"\n")
+                lines.put(bytes(pending + first) + b"\n")
+                for line in rest[:-1]:
+                    lines.put(line + b"\n")
+                pending = bytearray(rest[-1])
+            else:
+                pending += chunk
+            if len(pending) > MAX_LINE:
+                lines.put(Crashed(f"sent a line longer than {MAX_LINE:,} bytes"))
+                return
+            if lines.qsize() > MAX_UNREAD:
+                lines.put(Crashed(f"wrote more than {MAX_UNREAD} lines nobody asked for"))
+                return
+    except (OSError, ValueError):
+        pass
+    if pending:
+        lines.put(bytes(pending))
+    lines.put(b"")
+
+
+def _read_tail(stream: IO[bytes], tail: _Tail) -> None:
+    try:
+        while chunk := stream.read1(_READ_SIZE):  # type: ignore[attr-defined]
+            tail.add(chunk)
+    except (OSError, ValueError):
+        pass
+
+
+def _write_within(stream: IO[bytes], data: bytes, seconds: float) -> BaseException | None:
+    """Write and flush on a thread, waiting at most `seconds`: `None` when written, the
+    `OSError` when the pipe broke, `TimeoutError` when the reader did not take it in time (the
+    caller then kills the program, which ends the write)."""
+    failure: list[BaseException] = []
+
+    def write() -> None:
+        try:
+            stream.write(data)
+            stream.flush()
+        except (OSError, ValueError) as exc:
+            failure.append(exc)
+
+    writer = _daemon(write)
+    writer.join(max(0.0, seconds))
+    if writer.is_alive():
+        return TimeoutError()
+    return failure[0] if failure else None
+
+
+def _quietly_close(stream: IO[bytes]) -> None:
+    with contextlib.suppress(OSError, ValueError):
+        stream.close()
+
+
+def _end(process: subprocess.Popen[bytes]) -> None:
+    """Kill the program if it still runs, with whatever it started in its session (the program
+    a `go run` or an `npx` starts holds the pipes too), and reap it."""
+    if process.poll() is None:
+        try:
+            if os.name == "posix":
+                os.killpg(process.pid, signal.SIGKILL)
+            else:
+                process.kill()
+        except ProcessLookupError:
+            pass
+    process.wait()
 
 
 def _check(message: Any, who: str, kind: str) -> None:
@@ -206,7 +388,7 @@ def read_document(document: Any) -> Assembled:
     """
     if not isinstance(document, dict):
         raise Crashed("the output document is not a JSON object")
-    error = str(document["error"]) if document.get("error") is not None else None
+    error = escaped(str(document["error"])) if document.get("error") is not None else None
     calls = document.get("tool_calls", [] if error is not None else None)
     if not isinstance(calls, list):
         raise Crashed('the output document has neither "tool_calls" (a list) nor "error"')
@@ -222,14 +404,14 @@ def read_document(document: Any) -> Assembled:
         )
         if not (isinstance(call_id, str) and isinstance(name, str) and isinstance(arguments, str)):
             raise Crashed(f"tool_calls[{position}]: id, name and arguments must be strings")
-        out.append(Call(call_id, name, arguments))
+        out.append(Call(escaped(call_id), escaped(name), escaped(arguments)))
     return Assembled(calls=tuple(out), error=error)
 
 
 def parse_spec(spec: str) -> tuple[str, list[str]]:
     """`NAME=COMMAND` as the name and the command's arguments."""
     name, equals, command = spec.partition("=")
-    name = name.strip()
+    name = escaped(name.strip())
     if not equals or not name or not command.strip():
         raise SpecError(f"{spec!r} is not NAME=COMMAND")
     try:
@@ -243,8 +425,3 @@ def environment_specs(environ: Mapping[str, str]) -> list[str]:
     """The `NAME=COMMAND` entries of `TOOLCALL_EXTERNAL`, one per non-blank line."""
     text = environ.get(ENVIRONMENT_VARIABLE, "")
     return [line.strip() for line in text.splitlines() if line.strip()]
-
-
-def _last_line(data: bytes) -> str:
-    lines = [line for line in data.decode("utf-8", "replace").splitlines() if line.strip()]
-    return first_line(lines[-1]) if lines else ""

@@ -6,6 +6,8 @@ implementations are judged on, registered under a one-off token the client sends
 a client's own HTTP stack, SSE reader and accumulator are all under test and the columns stay
 comparable. The JavaScript clients are small programs under `clients/js/` run with Node; their
 packages are pinned by `clients/js/package-lock.json` and installed by `make matrix` on first use.
+They come with a checkout of the repository only: an installed package has no `clients/js/`, and
+says so instead of advising a `make` target that is not there.
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .. import serve
+from .. import scrub, serve
 from . import Assembled, Chunk, Unavailable
-from .external import Crashed, read_document
+from .external import Crashed, TimedOut, read_document
 from .installed import require
 from .reference import sse_body
 
@@ -75,6 +77,11 @@ class NodeClient(_Served):
         node = shutil.which("node")
         if node is None:
             raise Unavailable("node is not installed")
+        if not (JS_CLIENTS / "package.json").is_file():
+            raise Unavailable(
+                "the JavaScript clients come with a checkout of the toolcall repository "
+                "(clients/js/), not with the installed package"
+            )
         modules = JS_CLIENTS / "node_modules"
         versions = []
         for package in packages:
@@ -86,7 +93,7 @@ class NodeClient(_Served):
                 )
             versions.append(f"{package} {json.loads(manifest.read_text())['version']}")
         self.name = name
-        self.version = ", ".join(versions)
+        self.version = f"{', '.join(versions)} on Node {_node_version(node)}"
         self.command = [node, str(JS_CLIENTS / script)]
 
     def fetch(self, job: Mapping[str, Any]) -> Assembled:
@@ -99,14 +106,24 @@ class NodeClient(_Served):
                 check=False,
             )
         except subprocess.TimeoutExpired:
-            raise Crashed(f"timed out after {TIMEOUT:g} s") from None
+            raise TimedOut(f"timed out after {TIMEOUT:g} s") from None
         if done.returncode != 0:
-            raise Crashed(_crash_line(done.stderr.decode("utf-8", "replace")))
+            message = _crash_line(done.stderr.decode("utf-8", "replace"))
+            raise Crashed(scrub.printable(message, ()))
         try:
             document = json.loads(done.stdout)
         except ValueError:
             raise Crashed("standard output is not one JSON document") from None
         return read_document(document)
+
+
+def _node_version(node: str) -> str:
+    """`v22.1.0`, as the footer of the matrix says which clients ran on Node."""
+    try:
+        done = subprocess.run([node, "--version"], capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return "(version unknown)"
+    return done.stdout.decode("utf-8", "replace").strip() or "(version unknown)"
 
 
 def openai_node() -> NodeClient:
