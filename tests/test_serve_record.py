@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_recording_from_the_simulator_gives_back_the_cassettes(tmp_path: Path) -> None:
-    for name in ("providers.yaml", "scenarios.yaml"):
+    for name in ("providers.yaml", "routes.yaml", "scenarios.yaml"):
         shutil.copy(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "cassettes", tmp_path / "cassettes")
     served = load_suite(ROOT)

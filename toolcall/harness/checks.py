@@ -24,7 +24,7 @@ from toolcall.schema import ToolSchemas
 from . import fingerprint, published, walk
 from .cassettes import cassette_path
 from .event_check import assemble_with_events
-from .profiles import Cell, Provider, Suite, format_schema
+from .profiles import DIRECT, Cell, Provider, Route, Suite, format_schema
 from .replay import ReplayError, replay, replay_own_request
 
 #: Bodies up to this size are also fed one byte at a time; larger ones byte by byte at both ends
@@ -50,7 +50,8 @@ class Outcome:
     """The verdict on one cassette: a provider x scenario cell, or a published recording.
 
     For a recording, `scenario` is `published/<stem>` and `origin` says what kind of evidence it
-    is (first-party, relay, documentation); cells leave `origin` empty.
+    is (first-party, relay, documentation); cells leave `origin` empty. `route` is the route the
+    cassette's stream came through (routes.yaml).
     """
 
     provider: str
@@ -58,8 +59,14 @@ class Outcome:
     status: str  # "pass", "fail" or "n/a"
     note: str = ""
     origin: str = ""
+    route: str = DIRECT
     findings: list[Finding] = field(default_factory=list)
     diagnostics: list[str] = field(default_factory=list)
+
+    @property
+    def row(self) -> str:
+        """The matrix row: the provider, or `provider@route` for a stream through a route."""
+        return self.provider if self.route == DIRECT else f"{self.provider}@{self.route}"
 
     @property
     def reason(self) -> str:
@@ -73,7 +80,7 @@ class Outcome:
         return first + (f" (+{more} more)" if more else "")
 
     def report(self) -> str:
-        lines = [f"{self.provider} / {self.scenario}: {self.status}"]
+        lines = [f"{self.row} / {self.scenario}: {self.status}"]
         lines += [f"  {finding.line()}" for finding in self.findings]
         return "\n".join(lines)
 
@@ -250,7 +257,8 @@ def check_recording(suite: Suite, recording: published.Recording) -> Outcome:
     Replay and the byte splits are the cells' own; the judge is the hand-written expectation
     beside the recording, not a schema; and the recording judges its provider's profile: every
     declared quirk it contradicts is a finding naming the recording, unless the profile waives
-    that quirk for it with a reason.
+    that quirk for it with a reason. A recording through a route is judged against the
+    provider's quirks with the route's declared changes over them.
     """
     outcome = Outcome(
         recording.provider,
@@ -258,6 +266,7 @@ def check_recording(suite: Suite, recording: published.Recording) -> Outcome:
         "pass",
         note=f"published ({recording.origin}, {recording.provenance.get('model')})",
         origin=recording.origin or "unknown",  # unreadable: the origin cannot be read either
+        route=recording.route,
     )
     findings = outcome.findings
     if recording.problem is not None:
@@ -299,24 +308,34 @@ def check_recording(suite: Suite, recording: published.Recording) -> Outcome:
         for path, want, got in differences(_comparable(recording.expected), _comparable(whole))
     ]
     provider = suite.providers.get(recording.provider)
+    route = suite.routes.get(recording.route)
     if provider is None:
         findings.append(Finding("profile", "$", "a profile in providers.yaml", recording.provider))
+    elif route is None:
+        findings.append(Finding("route", "$", "a route in routes.yaml", recording.route))
     else:
         framing = published.shows_framing(recording.provenance)
-        findings += profile_findings(provider, recording.stem, body, framing=framing)
+        findings += profile_findings(provider, recording.stem, body, framing=framing, route=route)
     if findings:
         outcome.status = "fail"
     return outcome
 
 
 def profile_findings(
-    provider: Provider, stem: str, body: bytes, *, framing: bool = True
+    provider: Provider,
+    stem: str,
+    body: bytes,
+    *,
+    framing: bool = True,
+    route: Route | None = None,
 ) -> list[Finding]:
-    """What one recording says against its provider's declared quirks, waivers applied.
+    """What one recording says against its provider's declared quirks, seen through its route's
+    declared changes, waivers applied.
 
-    Each finding names the recording (the evidence) and the quirk, so a mistaken profile is
-    reported as "this recording contradicts you", not as a cassette failing. A recording whose
-    source held one JSON chunk per line (`framing` false) cannot tell `[DONE]` or comments.
+    Each finding names the recording (the evidence) and the declaration it contradicts (the
+    provider's quirk, or the route's change), so a mistaken profile is reported as "this
+    recording contradicts you", not as a cassette failing. A recording whose source held one
+    JSON chunk per line (`framing` false) cannot tell `[DONE]` or comments.
     """
     try:
         observed = fingerprint.observe(body)
@@ -324,27 +343,33 @@ def profile_findings(
         return [Finding("quirks", "$", "a readable stream", str(exc))]
     if not framing:
         observed.quirks.update(dict.fromkeys(fingerprint.FRAMING))
+    changes = route.changes if route is not None else {}
     found = []
-    for quirk, want, got in fingerprint.compare(provider.quirks, observed):
+    for quirk, want, got in fingerprint.compare({**provider.quirks, **changes}, observed):
         if (stem, quirk) in provider.waivers:
             continue
-        found.append(
-            Finding(
-                "quirks", f"providers.{provider.key}.quirks.{quirk}", want, f"{got!r} in {stem}"
-            )
+        where = (
+            f"routes.{route.key}.changes.{quirk}"
+            if route is not None and quirk in changes
+            else f"providers.{provider.key}.quirks.{quirk}"
         )
-    for quirk, entry in provider.quirk_evidence.items():
-        for named in entry.get("recordings", []):
-            if named == stem and fingerprint.shows(observed, quirk, entry["value"]) is not True:
-                got = fingerprint.shown(observed.quirks.get(quirk))
-                found.append(
-                    Finding(
-                        "quirk-evidence",
-                        f"providers.{provider.key}.quirks.{quirk}.recordings",
-                        f"{stem} shows {entry['value']!r}",
-                        got,
+        found.append(Finding("quirks", where, want, f"{got!r} in {stem}"))
+    declarations = [(f"providers.{provider.key}.quirks", provider.quirk_evidence)]
+    if route is not None:
+        declarations.append((f"routes.{route.key}.changes", route.change_evidence))
+    for where, declared in declarations:
+        for quirk, entry in declared.items():
+            if stem in entry.get("recordings", []):
+                shows = fingerprint.shows(observed, quirk, entry["value"])
+                if shows is not True:
+                    found.append(
+                        Finding(
+                            "quirk-evidence",
+                            f"{where}.{quirk}.recordings",
+                            f"{stem} shows {entry['value']!r}",
+                            fingerprint.shown(observed.quirks.get(quirk)),
+                        )
                     )
-                )
     return found
 
 

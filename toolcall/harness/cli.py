@@ -18,7 +18,7 @@ from . import accept, published, report
 from .checks import check_cell, check_recording
 from .locate import require_checkout, suite_root
 from .peers.external import DEFAULT_TIMEOUT
-from .profiles import ProfileError, Suite, load_suite
+from .profiles import DIRECT, ProfileError, Suite, load_suite
 from .record import DEFAULT_DEADLINE, DEFAULT_MAX_BYTES
 
 #: The commands that write into the suite (cassettes/, providers.yaml).
@@ -124,6 +124,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     pub.add_argument("--model", required=True, help="the model the chunks name")
     pub.add_argument("--origin", required=True, choices=published.ORIGINS)
     pub.add_argument("--relay", help="the relay it went through (with --origin relay)")
+    pub.add_argument(
+        "--route",
+        default="direct",
+        help="the route of routes.yaml it came through (default direct)",
+    )
     pub.add_argument("--endpoint", help="the API host it came from, when known")
     pub.add_argument("--extraction", help="how the body was cut out of its source file, if it was")
     pub.add_argument("--notes", help="anything a reader of the evidence must know")
@@ -383,6 +388,7 @@ def _publish(suite: Suite, args: argparse.Namespace) -> int:
     if args.provider not in suite.providers:
         print(f"toolcall: unknown provider {args.provider!r}", file=sys.stderr)
         return 2
+    suite.route(args.route)  # an unknown route is a ProfileError naming the known ones
     optional = {
         "relay": args.relay,
         "endpoint": args.endpoint,
@@ -396,6 +402,8 @@ def _publish(suite: Suite, args: argparse.Namespace) -> int:
         "origin": args.origin,
         **{key: value for key, value in optional.items() if value},
     }
+    if args.route != DIRECT:
+        provenance["route"] = args.route
     if args.from_jsonl:
         provenance["source_format"] = "jsonl"
     cassette = published.build_cassette(
