@@ -1,4 +1,5 @@
-"""The conformance suite: one test per provider x scenario and one per published recording."""
+"""The conformance suite: one test per provider x scenario, per published recording and per
+cassette recorded through a route."""
 
 from __future__ import annotations
 
@@ -15,3 +16,7 @@ def test_cassette(conformance_outcome: Outcome) -> None:
 
 def test_published_recording(recording_outcome: Outcome) -> None:
     assert recording_outcome.status == "pass", recording_outcome.report()
+
+
+def test_route_cassette(route_outcome: Outcome) -> None:
+    assert route_outcome.status == "pass", route_outcome.report()

@@ -32,6 +32,7 @@ def test_recording_from_the_simulator_gives_back_the_cassettes(tmp_path: Path) -
                 continue
             options = RecordOptions(
                 base_url=running.url(provider.key),
+                route="direct",
                 environ={provider.key_env: "anything-but-a-word-0123456789"},
                 attempts=1,
             )

@@ -13,6 +13,7 @@ import itertools
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -108,10 +109,19 @@ def check_cell(suite: Suite, provider: Provider, cell: Cell) -> Outcome:
     if replayed.status != 200:
         findings.append(Finding("replay", "$.status", 200, replayed.status))
     body = replayed.body
+    _check_library(suite, cell, path, body, outcome)
+    findings += _check_fingerprint(cell, body)
+    if findings:
+        outcome.status = "fail"
+    return outcome
 
+
+def _check_library(suite: Suite, cell: Cell, path: Path, body: bytes, outcome: Outcome) -> None:
+    """The library under every byte split, then the turn against the scenario, into `outcome`."""
     turns: dict[str, Turn] = {}
-    source = path.relative_to(suite.root)
-    for label, pieces in splits(body, seed=f"{provider.key}/{cell.scenario}"):
+    source = path.relative_to(suite.root) if path.is_relative_to(suite.root) else path
+    findings = outcome.findings
+    for label, pieces in splits(body, seed=f"{outcome.row}/{cell.scenario}"):
         try:
             turns[label], problems = assemble_with_events(pieces)
         except ToolCallError as exc:
@@ -131,7 +141,60 @@ def check_cell(suite: Suite, provider: Provider, cell: Cell) -> Outcome:
                 )
         outcome.diagnostics = sorted({d.code for d in whole.diagnostics})
         findings += check_turn(suite, cell, whole)
-    findings += _check_fingerprint(cell, body)
+
+
+def route_cassettes(
+    suite: Suite, provider: str | None = None, scenario: str | None = None
+) -> list[tuple[str, str, str, Path]]:
+    """(provider, route, scenario, path) of every cassette recorded through a route
+    (`cassettes/<provider>/routes/<route>/<scenario>.yaml`), optionally filtered."""
+    found = []
+    for path in sorted(suite.cassettes.glob("*/routes/*/*.yaml")):
+        key, route, name = path.parts[-4], path.parts[-2], path.name.removesuffix(".yaml")
+        if (provider and key != provider) or (scenario and name != scenario):
+            continue
+        found.append((key, route, name, path))
+    return found
+
+
+def check_route_cell(suite: Suite, provider_key: str, route_key: str, path: Path) -> Outcome:
+    """Every check on a cassette recorded through a route: the cell's own checks, with its
+    fingerprint judged against the provider's quirks under the route's declared changes."""
+    scenario = path.name.removesuffix(".yaml")
+    outcome = Outcome(provider_key, scenario, "pass", note="recorded", route=route_key)
+    findings = outcome.findings
+    provider = suite.providers.get(provider_key)
+    route = suite.routes.get(route_key)
+    cell = provider.cells.get(scenario) if provider is not None else None
+    if provider is None or cell is None or route is None:
+        known = "a provider, scenario and route of the profiles"
+        findings.append(Finding("profile", "$", known, f"{provider_key}/{route_key}/{scenario}"))
+        outcome.status = "fail"
+        return outcome
+    try:
+        replayed = replay_own_request(path)
+    except ReplayError as exc:
+        findings.append(Finding("replay", "$", "a cassette that replays", str(exc)))
+        outcome.status = "fail"
+        return outcome
+    recorded = (replayed.provenance.get("kind"), replayed.provenance.get("route"))
+    if recorded != ("recorded", route_key):
+        findings.append(Finding("provenance", "$", ("recorded", route_key), recorded))
+    outcome.note = _provenance(replayed.provenance)
+    _check_library(suite, cell, path, replayed.body, outcome)
+    try:
+        observed = fingerprint.observe(replayed.body)
+    except walk.UnreadableStream as exc:
+        findings.append(Finding("quirks", "$", "a readable stream", str(exc)))
+    else:
+        accept = f"make record PROVIDER={provider_key} ROUTE={route_key} ACCEPT=1"
+        for quirk, want, got in fingerprint.compare(route.quirks_over(cell.quirks), observed):
+            where = (
+                f"routes.{route_key}.changes.{quirk}"
+                if quirk in route.changes
+                else f"providers.{provider_key}.quirks.{quirk}"
+            )
+            findings.append(Finding("quirks", where, want, f"{got!r} (accept with {accept})"))
     if findings:
         outcome.status = "fail"
     return outcome

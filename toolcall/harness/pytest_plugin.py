@@ -5,8 +5,9 @@ has it, with its options namespaced (`--toolcall-provider`, `--toolcall-scenario
 `--toolcall-root`, `--toolcall-report`, `--toolcall-json`). It generates tests only for tests
 that ask for its fixtures, so it stays silent elsewhere:
 
-- `conformance_outcome` / `recording_outcome`: this repository's own suite, one test per
-  provider x scenario and per published recording, with the matrix printed at the end;
+- `conformance_outcome` / `recording_outcome` / `route_outcome`: this repository's own suite,
+  one test per provider x scenario, per published recording and per cassette recorded through a
+  route, with the matrix printed at the end;
 - `toolcall_case`: the hook for another project's assembler. A test that takes it runs once per
   case (every cassette, truncated variant and published recording), gets the raw body
   (`toolcall_case.body`, to test an SSE parser too) or the decoded chunks (`.chunks`) and the
@@ -26,7 +27,7 @@ from typing import Any
 import pytest
 
 from . import matrix, published, report
-from .checks import Outcome, check_cell, check_recording
+from .checks import Outcome, check_cell, check_recording, check_route_cell, route_cassettes
 from .locate import suite_root
 from .peers.external import read_document
 from .profiles import Cell, ProfileError, Provider, Suite, load_suite
@@ -88,6 +89,15 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         _parametrize_cases(metafunc)
     if "published_recording" in metafunc.fixturenames:
         _parametrize_recordings(metafunc)
+    if "route_cassette" in metafunc.fixturenames:
+        found = route_cassettes(
+            _suite(metafunc.config),
+            metafunc.config.getoption("--toolcall-provider"),
+            metafunc.config.getoption("--toolcall-scenario"),
+        )
+        metafunc.parametrize(
+            "route_cassette", found, ids=[f"{p}@{r}-{s}" for p, r, s, _path in found]
+        )
     if "conformance_cell" not in metafunc.fixturenames:
         return
     config = metafunc.config
@@ -111,6 +121,17 @@ def conformance_outcome(
     """The checked outcome of this test's cell, also kept for the end-of-run matrix."""
     provider, cell = conformance_cell
     outcome = check_cell(_suite(request.config), provider, cell)
+    request.config.stash[_OUTCOMES].append(outcome)
+    return outcome
+
+
+@pytest.fixture
+def route_outcome(
+    request: pytest.FixtureRequest, route_cassette: tuple[str, str, str, Path]
+) -> Outcome:
+    """The checked outcome of one cassette recorded through a route, kept for the report."""
+    provider, route, _scenario, path = route_cassette
+    outcome = check_route_cell(_suite(request.config), provider, route, path)
     request.config.stash[_OUTCOMES].append(outcome)
     return outcome
 
