@@ -40,7 +40,7 @@ JSONL_CONVERSION = "one JSON chunk per line, each made a `data: <line>` event; n
 #: request, and replay only needs a request to match).
 PLACEHOLDER_URL = "https://published.invalid/v1/chat/completions"
 
-ORIGINS = ("first-party", "relay", "documentation")
+ORIGINS = ("first-party", "relay", "host", "documentation")
 
 
 class PublishedError(Exception):
