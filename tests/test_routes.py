@@ -21,9 +21,9 @@ import httpx
 import pytest
 from jsonschema import Draft202012Validator
 
-from toolcall.harness import cli, report, serve
+from toolcall.harness import accept, cli, report, serve
 from toolcall.harness.checks import check_cell, check_recording, check_route_cell
-from toolcall.harness.profiles import ProfileError, format_schema, load_suite
+from toolcall.harness.profiles import ProfileError, format_schema, load_routes, load_suite
 from toolcall.harness.published import discover
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -216,3 +216,21 @@ def test_reports_carry_the_route() -> None:
     text = report.text(outcomes)
     assert "\nkimi@openrouter-deepinfra " in text
     assert "| kimi@openrouter-groq |" in report.markdown(outcomes)
+
+
+def test_accepting_and_withdrawing_a_change_gives_routes_yaml_back(tmp_path: Path) -> None:
+    """A change block lands inside its route, the blank line before the next route kept, and
+    removing it again restores the file byte for byte (comments and all)."""
+    path = tmp_path / "routes.yaml"
+    original = (ROOT / "routes.yaml").read_bytes()
+    path.write_bytes(original)
+    entry = {"value": "present", "evidence": "recorded", "cassettes": ["gemini/single_call"]}
+    accept.apply_routes(path, [accept.RouteChange("litellm", {"index": entry})])
+    text = path.read_text(encoding="utf-8")
+    assert (
+        "    changes:\n      index: {value: present, evidence: recorded, cassettes: "
+        "[gemini/single_call]}\n\n  portkey:\n"
+    ) in text
+    assert load_routes(tmp_path)["litellm"].changes == {"index": "present"}
+    accept.apply_routes(path, [accept.RouteChange("litellm", {"index": None})])
+    assert path.read_bytes() == original

@@ -292,6 +292,7 @@ def apply_routes(path: Path, changes: Iterable[RouteChange]) -> None:
             continue
         profile = doc["routes"][change.route]
         if "changes" not in profile:
+            _move_gap_to_next_route(doc["routes"], change.route)
             profile["changes"] = roundtrip.block()
         entries = profile["changes"]
         entries.fa.set_block_style()
@@ -304,3 +305,21 @@ def apply_routes(path: Path, changes: Iterable[RouteChange]) -> None:
         if not entries:
             del profile["changes"]
     roundtrip.save(path, doc)
+
+
+def _move_gap_to_next_route(routes: Any, key: str) -> None:
+    """The blank line that ends a route's last scalar, moved to before the next route, so a
+    `changes` block appended to the route stays inside it and the routes stay apart."""
+    profile = routes[key]
+    last = list(profile)[-1]
+    comment = profile.ca.items.get(last)
+    if not comment or len(comment) < 3 or comment[2] is None:
+        return
+    names = list(routes)
+    if names.index(key) + 1 == len(names):
+        return
+    gap = comment[2]
+    comment[2] = None
+    following = names[names.index(key) + 1]
+    slot = routes.ca.items.setdefault(following, [None, [], None, None])
+    slot[1] = [gap, *(slot[1] or [])]
