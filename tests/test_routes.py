@@ -212,7 +212,7 @@ def test_reports_carry_the_route() -> None:
     document = report.document(outcomes)
     Draft202012Validator(format_schema("reports.schema.json")).validate(document)
     routes = {o["route"] for o in document["outcomes"]}
-    assert {"openrouter-baseten", "hf-router", "openrouter-moonshotai"} <= routes
+    assert {"openrouter-baseten", "hf-router-groq", "openrouter-moonshotai"} <= routes
     text = report.text(outcomes)
     assert "\nkimi@openrouter-deepinfra " in text
     assert "| kimi@openrouter-groq |" in report.markdown(outcomes)
