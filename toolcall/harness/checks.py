@@ -23,7 +23,7 @@ from toolcall import ProviderError, ToolCallError, TruncatedError, Turn
 from toolcall.schema import ToolSchemas
 
 from . import fingerprint, published, walk
-from .cassettes import cassette_path
+from .cassettes import ROUTES, cassette_path
 from .event_check import assemble_with_events
 from .profiles import DIRECT, Cell, Provider, Route, Suite, format_schema
 from .replay import ReplayError, replay, replay_own_request
@@ -149,7 +149,7 @@ def route_cassettes(
     """(provider, route, scenario, path) of every cassette recorded through a route
     (`cassettes/<provider>/routes/<route>/<scenario>.yaml`), optionally filtered."""
     found = []
-    for path in sorted(suite.cassettes.glob("*/routes/*/*.yaml")):
+    for path in sorted(suite.cassettes.glob(f"*/{ROUTES}/*/*.yaml")):
         key, route, name = path.parts[-4], path.parts[-2], path.name.removesuffix(".yaml")
         if (provider and key != provider) or (scenario and name != scenario):
             continue

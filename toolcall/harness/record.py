@@ -134,18 +134,6 @@ def route_for(suite: Suite, provider: Provider, options: RecordOptions) -> tuple
     return route, base
 
 
-def route_cassette_path(root: Path, provider: str, route: str, scenario: str) -> Path:
-    """Where a cell recorded through `route` is kept: beside the provider's own cassettes,
-    never in their place."""
-    if route == DIRECT:
-        return cassettes.cassette_path(root, provider, scenario)
-    return root / provider / ROUTES / route / f"{scenario}.yaml"
-
-
-#: The folder under `cassettes/<provider>/` holding cassettes recorded through routes.
-ROUTES = "routes"
-
-
 def record_cell(suite: Suite, provider: Provider, cell: Cell, options: RecordOptions) -> Recorded:
     where = f"{provider.key}/{cell.scenario}"
     key = options.environ.get(provider.key_env, "")
@@ -199,7 +187,11 @@ def record_cell(suite: Suite, provider: Provider, cell: Cell, options: RecordOpt
     if leaks:
         raise RecordError(f"{where}: scrubbing left {leaks[0].kind} in the cassette; not written")
     root = options.out_dir or suite.cassettes
-    path = route_cassette_path(root, provider.key, route.key, cell.scenario)
+    path = (
+        cassettes.cassette_path(root, provider.key, cell.scenario)
+        if route.key == DIRECT
+        else cassettes.route_cassette_path(root, provider.key, route.key, cell.scenario)
+    )
 
     def loads_back_and_replays(temporary: Path) -> None:
         _verify(where, temporary, cassette, recorded_base, request_body)
