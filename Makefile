@@ -75,11 +75,18 @@ typecheck: $(STAMP)
 synthesize: $(STAMP)
 	$(BIN)/toolcall synthesize $(if $(PROVIDER),--provider $(PROVIDER)) $(if $(SCENARIO),--scenario $(SCENARIO))
 
-## record: record PROVIDER (and SCENARIO) from the live API; ACCEPT=1 writes providers.yaml too
+# Through a route (routes.yaml): ROUTE=<name>, MODEL=<alias>, and HEADER='name: value' (several
+# separated by `;`), passed to `toolcall record` as --route, --model and one --header each.
+empty :=
+space := $(empty) $(empty)
+ROUTE_ARGS = $(if $(ROUTE),--route $(ROUTE)) $(if $(MODEL),--model '$(MODEL)') \
+	$(foreach h,$(subst ;, ,$(subst ;^,;,$(subst $(space),^,$(HEADER)))),--header '$(subst ^, ,$(h))')
+
+## record: record PROVIDER (SCENARIO, ROUTE) from the live API; ACCEPT=1 writes its profile too
 record: $(STAMP)
-	@test -n "$(PROVIDER)" || { echo "usage: make record PROVIDER=<name> [SCENARIO=<name>] [BASE_URL=<url>] [ACCEPT=1]"; exit 2; }
+	@test -n "$(PROVIDER)" || { echo "usage: make record PROVIDER=<name> [SCENARIO=<name>] [BASE_URL=<url>] [ROUTE=<name>] [MODEL=<alias>] [HEADER='name: value; ...'] [ACCEPT=1]"; exit 2; }
 	$(BIN)/toolcall record --provider $(PROVIDER) $(if $(SCENARIO),--scenario $(SCENARIO)) \
-		$(if $(BASE_URL),--base-url $(BASE_URL)) $(if $(filter 1,$(ACCEPT)),--accept)
+		$(if $(BASE_URL),--base-url $(BASE_URL)) $(ROUTE_ARGS) $(if $(filter 1,$(ACCEPT)),--accept)
 	$(BIN)/toolcall scan
 
 ## add-provider: append a profile to providers.yaml (NAME= BASE_URL= KEY_ENV= MODEL=)
@@ -87,10 +94,12 @@ add-provider: $(STAMP)
 	@test -n "$(NAME)" -a -n "$(BASE_URL)" -a -n "$(KEY_ENV)" -a -n "$(MODEL)" || { echo "usage: make add-provider NAME=<name> BASE_URL=<url> KEY_ENV=<VARIABLE> MODEL=<model>"; exit 2; }
 	$(BIN)/toolcall add-provider $(NAME) --base-url $(BASE_URL) --key-env $(KEY_ENV) --model $(MODEL)
 
-## drift: re-record every provider whose key is set into reports/drift/ and compare (scheduled CI)
+## drift: re-record each provider with a key (PROVIDER= ROUTE= narrow it) into reports/drift/, compare
 drift: $(STAMP)
 	@mkdir -p reports
-	$(BIN)/toolcall record --skip-missing-keys --out reports/drift/cassettes 2>&1 | tee reports/drift.txt; exit $${PIPESTATUS[0]}
+	$(BIN)/toolcall record --skip-missing-keys --out reports/drift/cassettes \
+		$(if $(PROVIDER),--provider $(PROVIDER)) $(if $(BASE_URL),--base-url $(BASE_URL)) $(ROUTE_ARGS) \
+		2>&1 | tee reports/drift.txt; exit $${PIPESTATUS[0]}
 
 ## scan: look for API keys, bearer tokens and JWTs in cassettes/
 scan: $(STAMP)

@@ -13,7 +13,7 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
-SUITE_FILES = ("providers.yaml", "scenarios.yaml")
+SUITE_FILES = ("providers.yaml", "routes.yaml", "scenarios.yaml")
 SUITE_TREES = ("cassettes",)
 
 

@@ -17,8 +17,8 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 @pytest.fixture
 def suite_copy(tmp_path: Path) -> Path:
-    """providers.yaml, scenarios.yaml and cassettes/ copied to a temporary root."""
-    for name in ("providers.yaml", "scenarios.yaml"):
+    """providers.yaml, routes.yaml, scenarios.yaml and cassettes/ copied to a temporary root."""
+    for name in ("providers.yaml", "routes.yaml", "scenarios.yaml"):
         shutil.copy(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "cassettes", tmp_path / "cassettes")
     return tmp_path

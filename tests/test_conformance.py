@@ -1,4 +1,5 @@
-"""The conformance suite: one test per provider x scenario and one per published recording.
+"""The conformance suite: one test per provider x scenario, per published recording and per
+cassette recorded through a route.
 
 A failing cell fails in one line, its first finding and what to edit or run (the matrix at the
 end lists every cell, reports/conformance.md every finding): a traceback of this file would say
@@ -22,3 +23,8 @@ def test_cassette(conformance_outcome: Outcome) -> None:
 def test_published_recording(recording_outcome: Outcome) -> None:
     if recording_outcome.status != "pass":
         pytest.fail(recording_outcome.failure(), pytrace=False)
+
+
+def test_route_cassette(route_outcome: Outcome) -> None:
+    if route_outcome.status != "pass":
+        pytest.fail(route_outcome.failure(), pytrace=False)

@@ -5,7 +5,10 @@
     exist and are of the evidence level it claims; (c) every first-party recording's own reply,
     rendered through its provider's synthesis, has the recording's structure (or a waiver says
     why not); (d) a profile edited the way a mistaken author would edit it, with its cassettes
-    regenerated to agree, turns the suite red and names the recording that contradicts it.
+    regenerated to agree, turns the suite red and names the recording that contradicts it;
+(e) every change a route declares names recordings through that route that show it, and a
+    recording through a route is explained by the route's changes; (f) no two published
+    recordings are the same stream under two labels unless each says so.
 """
 
 from __future__ import annotations
@@ -16,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from toolcall.harness import cassettes, published, structure, synthesize
+from toolcall.harness import cassettes, published, structure, synthesize, walk
 from toolcall.harness.checks import check_cell, check_recording
-from toolcall.harness.profiles import STRUCTURE, load_suite
+from toolcall.harness.profiles import DIRECT, STRUCTURE, load_suite
 from toolcall.harness.replay import replay_own_request
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -143,7 +146,7 @@ def test_a_mistaken_profile_is_caught_by_the_recording(tmp_path: Path) -> None:
     """Flip Qwen's `later_id` from `""` to absent in both the quirks and the synthesis, and
     regenerate the copy's cassettes: they agree with the flipped profile, so only the recording
     can say the profile is wrong, and it must."""
-    for name in ("providers.yaml", "scenarios.yaml"):
+    for name in ("providers.yaml", "routes.yaml", "scenarios.yaml"):
         shutil.copy(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "cassettes", tmp_path / "cassettes")
     providers = tmp_path / "providers.yaml"
@@ -178,3 +181,123 @@ def test_a_mistaken_profile_is_caught_by_the_recording(tmp_path: Path) -> None:
     )
     body = replay_own_request(recording.path).body
     assert any("id" in line for line in structure.compare_recording(mistaken, recording, body))
+
+
+# -- (e) routes: each change names recordings through the route ---------------------------------
+
+
+def test_route_changes_name_recordings_through_that_route() -> None:
+    by_stem = {r.stem: r for r in RECORDINGS}
+    problems = []
+    for route in SUITE.routes.values():
+        for quirk, entry in route.change_evidence.items():
+            for stem in entry.get("recordings", []):
+                recording = by_stem.get(stem)
+                where = f"routes.{route.key}.changes.{quirk}"
+                if recording is None:
+                    problems.append(f"{where}: no published recording {stem!r}")
+                elif recording.route != route.key:
+                    problems.append(f"{where}: {stem} came through {recording.route!r}")
+    assert problems == []
+
+
+def test_every_recordings_route_is_a_route() -> None:
+    unknown = [(r.id, r.route) for r in RECORDINGS if r.route not in SUITE.routes]
+    assert unknown == []
+
+
+def test_relayed_kimi_recordings_rest_on_their_routes_not_on_waivers() -> None:
+    """The quirks Kimi's profile does not share with a host are the host route's changes: the
+    recordings pass with no waiver of Kimi's naming them."""
+    routed = [r for r in RECORDINGS if r.provider == "kimi" and r.route != DIRECT]
+    assert len(routed) == 10
+    waived = {stem for stem, _quirk in SUITE.providers["kimi"].waivers}
+    assert waived.isdisjoint(r.stem for r in routed)
+    for recording in routed:
+        outcome = check_recording(SUITE, recording)
+        assert outcome.status == "pass", outcome.report()
+
+
+def _suite_with_routes(tmp_path: Path, edit: tuple[str, str]) -> Path:
+    for name in ("providers.yaml", "routes.yaml", "scenarios.yaml"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    shutil.copytree(ROOT / "cassettes", tmp_path / "cassettes")
+    routes = tmp_path / "routes.yaml"
+    text = routes.read_text(encoding="utf-8")
+    old, new = edit
+    assert old in text
+    routes.write_text(text.replace(old, new), encoding="utf-8")
+    return tmp_path
+
+
+def test_a_route_change_the_recording_does_not_show_is_caught(tmp_path: Path) -> None:
+    root = _suite_with_routes(
+        tmp_path,
+        ("id_pattern: {value: '[0-9]+',", "id_pattern: {value: 'call_[0-9]+',"),
+    )
+    suite = load_suite(root)
+    (recording,) = [
+        r for r in published.discover(suite.cassettes, "kimi") if r.route == "openrouter-deepinfra"
+    ]
+    lines = [f.line() for f in check_recording(suite, recording).findings]
+    assert any(
+        line.startswith("quirk-evidence routes.openrouter-deepinfra.changes.id_pattern")
+        for line in lines
+    ), lines
+    assert any(
+        line.startswith("quirks routes.openrouter-deepinfra.changes.id_pattern") for line in lines
+    )
+
+
+def test_a_route_without_its_change_leaves_the_recording_unexplained(tmp_path: Path) -> None:
+    """Without the route's `later_name` change, Baseten's `name: ""` contradicts Kimi's profile,
+    and the finding names the provider's quirk and the recording."""
+    line = (
+        "      later_name: {value: empty, evidence: published, recordings: "
+        "[fantasy_openrouter-baseten_kimi-k2_multi_tool]}\n"
+    )
+    suite = load_suite(_suite_with_routes(tmp_path, (line, "")))
+    (recording,) = [
+        r for r in published.discover(suite.cassettes, "kimi") if r.route == "openrouter-baseten"
+    ]
+    outcome = check_recording(suite, recording)
+    assert outcome.status == "fail"
+    assert [f.path for f in outcome.findings] == ["providers.kimi.quirks.later_name"]
+    assert "fantasy_openrouter-baseten_kimi-k2_multi_tool" in outcome.findings[0].observed
+
+
+# -- (f) the same stream under two labels ---------------------------------------------------------
+
+
+def _bodies(recordings: list[published.Recording]) -> dict[str, bytes]:
+    return {
+        f"{r.provider}/{r.stem}": cassettes.response_body(cassettes.load(r.path))
+        for r in recordings
+    }
+
+
+def test_no_two_published_recordings_are_one_stream_unless_they_say_so() -> None:
+    groups = published.duplicates(_bodies(RECORDINGS))
+    by_label = {f"{r.provider}/{r.stem}": r for r in RECORDINGS}
+    declared = {label: set(r.provenance.get("same_stream_as", [])) for label, r in by_label.items()}
+    found: dict[str, set[str]] = {label: set() for label in by_label}
+    for group in groups:
+        for label in group:
+            found[label] |= set(group) - {label}
+    assert found == declared
+
+
+def test_the_duplicate_check_finds_one_stream_under_two_labels() -> None:
+    """Six Kimi recordings share their call ids (`functions.add:0`); only the same generation
+    (chunk ids too) is one stream, and a copy of one is found."""
+    bodies = _bodies([r for r in RECORDINGS if r.provider == "kimi"])
+    assert published.duplicates(bodies) == []
+    baseten = bodies["kimi/fantasy_openrouter-baseten_kimi-k2_multi_tool"]
+    bodies["kimi/relabelled"] = baseten.replace(b'"provider":"BaseTen"', b'"provider":"Other"')
+    assert published.duplicates(bodies) == [
+        ("kimi/fantasy_openrouter-baseten_kimi-k2_multi_tool", "kimi/relabelled")
+    ]
+    ids = {published.stream_identity(body)[1] for body in bodies.values()}
+    assert (("functions.add:0", "functions.multiply:1")) in ids
+    with pytest.raises(walk.UnreadableStream):
+        published.stream_identity(b"data: {not json}\n\n")

@@ -28,3 +28,28 @@ def test_make_help_lists_every_phony_target() -> None:
     assert done.returncode == 0, done.stderr
     listed = {line.split()[0] for line in done.stdout.splitlines() if line.strip()}
     assert set(phony.group(1).split()) == listed
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_record_passes_route_model_and_each_header() -> None:
+    variables = [
+        "PROVIDER=kimi",
+        "ROUTE=portkey",
+        "BASE_URL=http://127.0.0.1:8787/v1",
+        "MODEL=kimi alias",
+        "HEADER=x-portkey-provider: openai; x-portkey-custom-host: http://127.0.0.1:1/kimi/v1",
+    ]
+    done = subprocess.run(
+        ["make", "-n", "--no-print-directory", "record", *variables],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    joined = done.stdout.replace("\\\n", " ")
+    (line,) = [x for x in joined.splitlines() if "toolcall record" in x]
+    assert "--route portkey" in line and "--model 'kimi alias'" in line
+    assert "--header 'x-portkey-provider: openai'" in line
+    assert "--header 'x-portkey-custom-host: http://127.0.0.1:1/kimi/v1'" in line

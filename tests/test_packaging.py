@@ -179,4 +179,4 @@ def test_the_plugin_checks_another_projects_assembler(tmp_path: Path) -> None:
     assert "FAILED test_toy.py::test_naive_on_chunks[gemini/parallel_calls]" in out
     assert "gemini/parallel_calls: merged calls" in out
     assert "doubled name" in out  # Vertex's published recording repeats the name
-    assert "2 failed, 10 passed" in out, out[-1500:]
+    assert "2 failed, 12 passed" in out, out[-1500:]

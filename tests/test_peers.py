@@ -226,7 +226,7 @@ def test_matrix_command_writes_markdown_and_exits_zero_when_peers_fail(
     out = capsys.readouterr().out
     assert code == 0
     assert "FAIL naive gemini/parallel_calls: merged calls" in out
-    assert "passed: toolcall 6/6, naive 4/6" in out
+    assert "passed: toolcall 7/7, naive 5/7" in out
     assert "naive 0.2 (python)" in out  # who it said it is, at the handshake
     text = report.read_text(encoding="utf-8")
     assert "| gemini | parallel_calls | pass | **merged calls** |" in text

@@ -79,6 +79,7 @@ def test_the_write_recipes_end_with_make_test_green(tmp_path: Path) -> None:
         # Accepting: without ACCEPT=1 the change is printed as YAML and nothing is touched.
         env["DEEPSEEK_API_KEY"] = "anything"
         env["TOOLCALL_DEEPSEEK_BASE_URL"] = running.url("deepseek")
+        env["ROUTE"] = "direct"  # the simulator replays DeepSeek's own streams
         before = (repo / "providers.yaml").read_bytes()
         look, _write, _diff = recipe("Accepting what a recording saw")
         done = _run(look, repo, env)

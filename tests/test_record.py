@@ -122,6 +122,7 @@ def _body_of(root: Path, provider: str, scenario: str) -> bytes:
 def _options(url: str, key_env: str, **kw: object) -> RecordOptions:
     return RecordOptions(
         base_url=url,
+        route="direct",  # the fake server plays the provider itself
         environ={key_env: FAKE_KEY},
         sleep=lambda _s: None,
         **kw,  # type: ignore[arg-type]
@@ -174,7 +175,7 @@ def test_changed_wire_shape_is_drift_with_the_yaml_to_accept_it(
     behaviour.body = stream_edit.edit_chunks(whole, stream_edit.split_whole_calls).encode()
     monkeypatch.setenv("XAI_API_KEY", FAKE_KEY)
     argv = ["--root", str(suite_copy), "record", "--provider", "grok", "--scenario", "single_call"]
-    code = cli.main([*argv, "--base-url", url])
+    code = cli.main([*argv, "--base-url", url, "--route", "direct"])
     out = capsys.readouterr().out
     assert code == 1
     assert "DRIFT grok/single_call" in out
@@ -262,7 +263,7 @@ def test_timeout_and_missing_key(suite_copy: Path, fake_provider: tuple[str, Beh
         record_cell(suite, provider, cell, _options(url, provider.key_env, timeout=0.3))
     asked = len(behaviour.requests)
     with pytest.raises(RecordError, match=f"set {provider.key_env}"):
-        record_cell(suite, provider, cell, RecordOptions(base_url=url, environ={}))
+        record_cell(suite, provider, cell, RecordOptions(base_url=url, route="direct", environ={}))
     assert len(behaviour.requests) == asked
 
 
@@ -374,7 +375,9 @@ def test_a_dummy_key_that_is_a_word_never_alters_the_cassette(
     suite = load_suite(suite_copy)
     provider = suite.providers["deepseek"]
     cell = provider.cells["single_call"]
-    options = RecordOptions(base_url=url, environ={provider.key_env: key}, sleep=lambda _s: None)
+    options = RecordOptions(
+        base_url=url, route="direct", environ={provider.key_env: key}, sleep=lambda _s: None
+    )
     recorded = record_cell(suite, provider, cell, options)
     interaction = cassettes.load(recorded.path)["interactions"][0]
     assert json.loads(interaction["request"]["body"]) == suite.request_body(provider, cell)
@@ -429,7 +432,7 @@ def test_credentials_in_the_base_url_never_reach_the_cassette(
     base = f"http://user:{password}@{host}/v1?apiKey={token}&api-version=2024-06-01&token={token}"
     suite = load_suite(suite_copy)
     provider = suite.providers["qwen"]
-    options = RecordOptions(base_url=base, environ={provider.key_env: FAKE_KEY})
+    options = RecordOptions(base_url=base, route="direct", environ={provider.key_env: FAKE_KEY})
     recorded = record_cell(suite, provider, provider.cells["single_call"], options)
     assert behaviour.paths[0].startswith("/v1/chat/completions?")
     text = recorded.path.read_text(encoding="utf-8")

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_recording_from_the_simulator_gives_back_the_cassettes(tmp_path: Path) -> None:
-    for name in ("providers.yaml", "scenarios.yaml"):
+    for name in ("providers.yaml", "routes.yaml", "scenarios.yaml"):
         shutil.copy(ROOT / name, tmp_path / name)
     shutil.copytree(ROOT / "cassettes", tmp_path / "cassettes")
     served = load_suite(ROOT)
@@ -32,6 +32,7 @@ def test_recording_from_the_simulator_gives_back_the_cassettes(tmp_path: Path) -
                 continue
             options = RecordOptions(
                 base_url=running.url(provider.key),
+                route="direct",
                 environ={provider.key_env: "anything-but-a-word-0123456789"},
                 attempts=1,
             )

@@ -11,9 +11,13 @@ only by a complete run, and only when none of the provider's published recording
 new, since one cassette is thin evidence. Each recorded scenario's `provenance` becomes
 `{kind: recorded, date, model}`, so the profile, the cassette's own metadata and the report agree.
 
-Applying goes through `roundtrip` (ruamel.yaml), which keeps providers.yaml's comments, key
-order, quoting and flow style. The printed form is the same change as valid YAML, merged by hand
-where `--accept` is not wanted; `null` there means "remove this override".
+A run through a route other than `direct` changes routes.yaml instead (`plan_route`): what the
+stream through the route shows in place of the provider's declared quirks becomes the route's
+changes, and providers.yaml is not touched, so a gateway's rewrites never pass for the provider's.
+
+Applying goes through `roundtrip` (ruamel.yaml), which keeps providers.yaml's (and routes.yaml's)
+comments, key order, quoting and flow style. The printed form is the same change as valid YAML,
+merged by hand where `--accept` is not wanted; `null` there means "remove this override".
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from . import fingerprint, roundtrip
-from .profiles import Provider, Suite
+from .profiles import Provider, Route, Suite
 from .record import Recorded
 
 RECORDED = "recorded"
@@ -224,3 +228,98 @@ def _sort(quirks: Any) -> None:
 def _before(entry: Any, key: str) -> int:
     keys = list(entry)
     return keys.index(key) if key in keys else len(keys)
+
+
+@dataclass
+class RouteChange:
+    """The change to one route's profile in routes.yaml: quirk -> its new entry, or None to
+    remove a recorded change the run no longer shows."""
+
+    route: str
+    changes: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+
+
+def plan_route(suite: Suite, route: Route, recorded: Iterable[Recorded]) -> RouteChange:
+    """What `recorded` (cells of any provider through `route`) says the route changes.
+
+    A change is a quirk the provider's profile declares whose value the stream through the
+    route does not show: the value most of the recorded cells showed, with the cells as its
+    evidence. A recorded change that every cell now shows the provider's value for is removed;
+    a change resting on published recordings is left to them (conformance says if they
+    disagree). providers.yaml is never part of this change.
+    """
+    seen: dict[str, dict[str, Any]] = {}
+    agree: set[str] = set()
+    for run in recorded:
+        provider = suite.providers[run.provider]
+        cell = provider.cells[run.scenario]
+        for quirk, declared in cell.quirks.items():
+            if quirk not in run.observed:
+                continue
+            value = _seen(provider, run, quirk)
+            if value == declared:
+                agree.add(quirk)
+            else:
+                seen.setdefault(quirk, {})[f"{run.provider}/{run.scenario}"] = value
+    change = RouteChange(route.key)
+    for quirk in fingerprint.ORDER:
+        if quirk in seen:
+            value = _majority(seen[quirk], None)
+            shown_by = [cell for cell, v in seen[quirk].items() if v == value]
+            entry = {"value": value, "evidence": RECORDED, "cassettes": shown_by}
+            if route.change_evidence.get(quirk) != entry:
+                change.changes[quirk] = entry
+        elif quirk in agree and route.change_evidence.get(quirk, {}).get("evidence") == RECORDED:
+            change.changes[quirk] = None
+    return change
+
+
+def route_yaml(changes: Iterable[RouteChange]) -> str:
+    """The route changes as YAML to merge into routes.yaml (`null`: remove that change)."""
+    doc = {
+        "routes": {
+            c.route: {"changes": {q: e for q, e in c.changes.items()}} for c in changes if c.changes
+        }
+    }
+    return roundtrip.dump(_flow_leaves(doc))
+
+
+def apply_routes(path: Path, changes: Iterable[RouteChange]) -> None:
+    """Write route changes into routes.yaml at `path`, comments and everything else kept."""
+    doc = roundtrip.load(path)
+    for change in changes:
+        if not change.changes:
+            continue
+        profile = doc["routes"][change.route]
+        if "changes" not in profile:
+            _move_gap_to_next_route(doc["routes"], change.route)
+            profile["changes"] = roundtrip.block()
+        entries = profile["changes"]
+        entries.fa.set_block_style()
+        for quirk, entry in change.changes.items():
+            if entry is None:
+                entries.pop(quirk, None)
+            else:
+                entries[quirk] = roundtrip.flow(entry)
+        _sort(entries)
+        if not entries:
+            del profile["changes"]
+    roundtrip.save(path, doc)
+
+
+def _move_gap_to_next_route(routes: Any, key: str) -> None:
+    """The blank line that ends a route's last scalar, moved to before the next route, so a
+    `changes` block appended to the route stays inside it and the routes stay apart."""
+    profile = routes[key]
+    last = list(profile)[-1]
+    comment = profile.ca.items.get(last)
+    if not comment or len(comment) < 3 or comment[2] is None:
+        return
+    names = list(routes)
+    if names.index(key) + 1 == len(names):
+        return
+    gap = comment[2]
+    comment[2] = None
+    following = names[names.index(key) + 1]
+    slot = routes.ca.items.setdefault(following, [None, [], None, None])
+    slot[1] = [gap, *(slot[1] or [])]

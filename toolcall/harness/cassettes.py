@@ -120,6 +120,16 @@ def cassette_path(root: Path, provider: str, scenario: str) -> Path:
     return root / provider / f"{scenario}.yaml"
 
 
+#: The folder under `cassettes/<provider>/` holding cassettes recorded through a route.
+ROUTES = "routes"
+
+
+def route_cassette_path(root: Path, provider: str, route: str, scenario: str) -> Path:
+    """Where a cell recorded through a route (not `direct`) is kept: beside the provider's own
+    cassettes, never in their place."""
+    return root / provider / ROUTES / route / f"{scenario}.yaml"
+
+
 def request_headers() -> dict[str, list[str]]:
     """The only request headers a cassette keeps: what a replay needs, never a credential."""
     return {"Content-Type": ["application/json"], "Accept": ["text/event-stream"]}

@@ -13,6 +13,7 @@ import itertools
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
@@ -22,9 +23,9 @@ from toolcall import ProviderError, ToolCallError, TruncatedError, Turn
 from toolcall.schema import ToolSchemas
 
 from . import fingerprint, published, remedy, walk
-from .cassettes import cassette_path
+from .cassettes import ROUTES, cassette_path
 from .event_check import assemble_with_events
-from .profiles import Cell, Provider, Suite, format_schema
+from .profiles import DIRECT, Cell, Provider, Route, Suite, format_schema
 from .replay import ReplayError, replay, replay_own_request
 
 #: Bodies up to this size are also fed one byte at a time; larger ones byte by byte at both ends
@@ -59,7 +60,8 @@ class Outcome:
     """The verdict on one cassette: a provider x scenario cell, or a published recording.
 
     For a recording, `scenario` is `published/<stem>` and `origin` says what kind of evidence it
-    is (first-party, relay, documentation); cells leave `origin` empty.
+    is (first-party, relay, documentation); cells leave `origin` empty. `route` is the route the
+    cassette's stream came through (routes.yaml).
     """
 
     provider: str
@@ -67,10 +69,16 @@ class Outcome:
     status: str  # "pass", "fail" or "n/a"
     note: str = ""
     origin: str = ""
+    route: str = DIRECT
     findings: list[Finding] = field(default_factory=list)
     diagnostics: list[str] = field(default_factory=list)
     #: What to edit or run for the first finding (`harness.remedy`); empty when it says itself.
     fix: str = ""
+
+    @property
+    def row(self) -> str:
+        """The matrix row: the provider, or `provider@route` for a stream through a route."""
+        return self.provider if self.route == DIRECT else f"{self.provider}@{self.route}"
 
     @property
     def reason(self) -> str:
@@ -84,7 +92,7 @@ class Outcome:
         return first + (f" (+{more} more)" if more else "")
 
     def report(self) -> str:
-        lines = [f"{self.provider} / {self.scenario}: {self.status}"]
+        lines = [f"{self.row} / {self.scenario}: {self.status}"]
         lines += [f"  {finding.line()}" for finding in self.findings]
         if self.fix:
             lines.append(f"  fix: {self.fix}")
@@ -92,7 +100,7 @@ class Outcome:
 
     def failure(self) -> str:
         """The failure in one line: the cell, its first finding, and what to edit or run."""
-        line = f"FAIL {self.provider}/{self.scenario}: {self.reason}"
+        line = f"FAIL {self.row}/{self.scenario}: {self.reason}"
         return f"{line}; fix: {self.fix}" if self.fix else line
 
 
@@ -120,10 +128,20 @@ def check_cell(suite: Suite, provider: Provider, cell: Cell) -> Outcome:
     if replayed.status != 200:
         findings.append(Finding("replay", "$.status", 200, replayed.status))
     body = replayed.body
+    _check_library(suite, cell, path, body, outcome)
+    findings += _check_fingerprint(cell, body)
+    if findings:
+        outcome.status = "fail"
+        outcome.fix = remedy.for_cell(suite, provider, cell, findings[0])
+    return outcome
 
+
+def _check_library(suite: Suite, cell: Cell, path: Path, body: bytes, outcome: Outcome) -> None:
+    """The library under every byte split, then the turn against the scenario, into `outcome`."""
     turns: dict[str, Turn] = {}
-    source = path.relative_to(suite.root)
-    for label, pieces in splits(body, seed=f"{provider.key}/{cell.scenario}"):
+    source = path.relative_to(suite.root) if path.is_relative_to(suite.root) else path
+    findings = outcome.findings
+    for label, pieces in splits(body, seed=f"{outcome.row}/{cell.scenario}"):
         try:
             turns[label], problems = assemble_with_events(pieces)
         except ToolCallError as exc:
@@ -143,10 +161,62 @@ def check_cell(suite: Suite, provider: Provider, cell: Cell) -> Outcome:
                 )
         outcome.diagnostics = sorted({d.code for d in whole.diagnostics})
         findings += check_turn(suite, cell, whole)
-    findings += _check_fingerprint(cell, body)
+
+
+def route_cassettes(
+    suite: Suite, provider: str | None = None, scenario: str | None = None
+) -> list[tuple[str, str, str, Path]]:
+    """(provider, route, scenario, path) of every cassette recorded through a route
+    (`cassettes/<provider>/routes/<route>/<scenario>.yaml`), optionally filtered."""
+    found = []
+    for path in sorted(suite.cassettes.glob(f"*/{ROUTES}/*/*.yaml")):
+        key, route, name = path.parts[-4], path.parts[-2], path.name.removesuffix(".yaml")
+        if (provider and key != provider) or (scenario and name != scenario):
+            continue
+        found.append((key, route, name, path))
+    return found
+
+
+def check_route_cell(suite: Suite, provider_key: str, route_key: str, path: Path) -> Outcome:
+    """Every check on a cassette recorded through a route: the cell's own checks, with its
+    fingerprint judged against the provider's quirks under the route's declared changes."""
+    scenario = path.name.removesuffix(".yaml")
+    outcome = Outcome(provider_key, scenario, "pass", note="recorded", route=route_key)
+    findings = outcome.findings
+    provider = suite.providers.get(provider_key)
+    route = suite.routes.get(route_key)
+    cell = provider.cells.get(scenario) if provider is not None else None
+    if provider is None or cell is None or route is None:
+        known = "a provider, scenario and route of the profiles"
+        findings.append(Finding("profile", "$", known, f"{provider_key}/{route_key}/{scenario}"))
+        outcome.status = "fail"
+        return outcome
+    try:
+        replayed = replay_own_request(path)
+    except ReplayError as exc:
+        findings.append(Finding("replay", "$", "a cassette that replays", str(exc)))
+        outcome.status = "fail"
+        return outcome
+    recorded = (replayed.provenance.get("kind"), replayed.provenance.get("route"))
+    if recorded != ("recorded", route_key):
+        findings.append(Finding("provenance", "$", ("recorded", route_key), recorded))
+    outcome.note = _provenance(replayed.provenance)
+    _check_library(suite, cell, path, replayed.body, outcome)
+    try:
+        observed = fingerprint.observe(replayed.body)
+    except walk.UnreadableStream as exc:
+        findings.append(Finding("quirks", "$", "a readable stream", str(exc)))
+    else:
+        accept = f"make record PROVIDER={provider_key} ROUTE={route_key} ACCEPT=1"
+        for quirk, want, got in fingerprint.compare(route.quirks_over(cell.quirks), observed):
+            where = (
+                f"routes.{route_key}.changes.{quirk}"
+                if quirk in route.changes
+                else f"providers.{provider_key}.quirks.{quirk}"
+            )
+            findings.append(Finding("quirks", where, want, f"{got!r} (accept with {accept})"))
     if findings:
         outcome.status = "fail"
-        outcome.fix = remedy.for_cell(suite, provider, cell, findings[0])
     return outcome
 
 
@@ -270,7 +340,8 @@ def check_recording(suite: Suite, recording: published.Recording) -> Outcome:
     Replay and the byte splits are the cells' own; the judge is the hand-written expectation
     beside the recording, not a schema; and the recording judges its provider's profile: every
     declared quirk it contradicts is a finding naming the recording, unless the profile waives
-    that quirk for it with a reason.
+    that quirk for it with a reason. A recording through a route is judged against the
+    provider's quirks with the route's declared changes over them.
     """
     outcome = Outcome(
         recording.provider,
@@ -278,6 +349,7 @@ def check_recording(suite: Suite, recording: published.Recording) -> Outcome:
         "pass",
         note=f"published ({recording.origin}, {recording.provenance.get('model')})",
         origin=recording.origin or "unknown",  # unreadable: the origin cannot be read either
+        route=recording.route,
     )
     findings = outcome.findings
     if recording.problem is not None:
@@ -321,11 +393,14 @@ def check_recording(suite: Suite, recording: published.Recording) -> Outcome:
         for path, want, got in differences(_comparable(recording.expected), _comparable(whole))
     ]
     provider = suite.providers.get(recording.provider)
+    route = suite.routes.get(recording.route)
     if provider is None:
         findings.append(Finding("profile", "$", "a profile in providers.yaml", recording.provider))
+    elif route is None:
+        findings.append(Finding("route", "$", "a route in routes.yaml", recording.route))
     else:
         framing = published.shows_framing(recording.provenance)
-        findings += profile_findings(provider, recording.stem, body, framing=framing)
+        findings += profile_findings(provider, recording.stem, body, framing=framing, route=route)
     if findings:
         outcome.status = "fail"
         outcome.fix = remedy.for_recording(suite, recording, findings[0])
@@ -333,13 +408,20 @@ def check_recording(suite: Suite, recording: published.Recording) -> Outcome:
 
 
 def profile_findings(
-    provider: Provider, stem: str, body: bytes, *, framing: bool = True
+    provider: Provider,
+    stem: str,
+    body: bytes,
+    *,
+    framing: bool = True,
+    route: Route | None = None,
 ) -> list[Finding]:
-    """What one recording says against its provider's declared quirks, waivers applied.
+    """What one recording says against its provider's declared quirks, seen through its route's
+    declared changes, waivers applied.
 
-    Each finding names the recording (the evidence) and the quirk, so a mistaken profile is
-    reported as "this recording contradicts you", not as a cassette failing. A recording whose
-    source held one JSON chunk per line (`framing` false) cannot tell `[DONE]` or comments.
+    Each finding names the recording (the evidence) and the declaration it contradicts (the
+    provider's quirk, or the route's change), so a mistaken profile is reported as "this
+    recording contradicts you", not as a cassette failing. A recording whose source held one
+    JSON chunk per line (`framing` false) cannot tell `[DONE]` or comments.
     """
     try:
         observed = fingerprint.observe(body)
@@ -347,27 +429,33 @@ def profile_findings(
         return [Finding("quirks", "$", "a readable stream", str(exc))]
     if not framing:
         observed.quirks.update(dict.fromkeys(fingerprint.FRAMING))
+    changes = route.changes if route is not None else {}
     found = []
-    for quirk, want, got in fingerprint.compare(provider.quirks, observed):
+    for quirk, want, got in fingerprint.compare({**provider.quirks, **changes}, observed):
         if (stem, quirk) in provider.waivers:
             continue
-        found.append(
-            Finding(
-                "quirks", f"providers.{provider.key}.quirks.{quirk}", want, f"{got!r} in {stem}"
-            )
+        where = (
+            f"routes.{route.key}.changes.{quirk}"
+            if route is not None and quirk in changes
+            else f"providers.{provider.key}.quirks.{quirk}"
         )
-    for quirk, entry in provider.quirk_evidence.items():
-        for named in entry.get("recordings", []):
-            if named == stem and fingerprint.shows(observed, quirk, entry["value"]) is not True:
-                got = fingerprint.shown(observed.quirks.get(quirk))
-                found.append(
-                    Finding(
-                        "quirk-evidence",
-                        f"providers.{provider.key}.quirks.{quirk}.recordings",
-                        f"{stem} shows {entry['value']!r}",
-                        got,
+        found.append(Finding("quirks", where, want, f"{got!r} in {stem}"))
+    declarations = [(f"providers.{provider.key}.quirks", provider.quirk_evidence)]
+    if route is not None:
+        declarations.append((f"routes.{route.key}.changes", route.change_evidence))
+    for where, declared in declarations:
+        for quirk, entry in declared.items():
+            if stem in entry.get("recordings", []):
+                shows = fingerprint.shows(observed, quirk, entry["value"])
+                if shows is not True:
+                    found.append(
+                        Finding(
+                            "quirk-evidence",
+                            f"{where}.{quirk}.recordings",
+                            f"{stem} shows {entry['value']!r}",
+                            fingerprint.shown(observed.quirks.get(quirk)),
+                        )
                     )
-                )
     return found
 
 

@@ -13,13 +13,14 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from . import accept, published, report
-from .checks import check_cell, check_recording
+from .checks import check_cell, check_recording, check_route_cell, route_cassettes
 from .locate import require_checkout, suite_root
 from .matrix import COLUMN_BUDGET
 from .peers.external import DEFAULT_TIMEOUT
-from .profiles import ProfileError, Suite, load_suite
+from .profiles import DIRECT, ProfileError, Suite, load_suite
 from .record import DEFAULT_DEADLINE, DEFAULT_MAX_BYTES
 
 #: The commands that write into the suite (cassettes/, providers.yaml).
@@ -48,6 +49,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     _filters(rec)
     rec.add_argument("--base-url", help="send to this base URL instead (gateway, proxy, vLLM...)")
     rec.add_argument(
+        "--route",
+        help="the route of routes.yaml the base URL is (a host, relay or gateway; `direct` for "
+        "another domain of the vendor); required with a base URL that is not the provider's",
+    )
+    rec.add_argument(
+        "--header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="send this request header too (repeatable; a gateway's routing headers); never "
+        "written, its value masked in output",
+    )
+    rec.add_argument("--model", help="send this model name instead of the profile's (an alias)")
+    rec.add_argument(
         "--out", type=Path, help="write cassettes under this folder (default cassettes/)"
     )
     rec.add_argument(
@@ -73,7 +88,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     rec.add_argument(
         "--accept",
         action="store_true",
-        help="write what was observed into providers.yaml (quirks and provenance), comments kept",
+        help="write what was observed into providers.yaml (quirks and provenance), or through a "
+        "route into that route's changes in routes.yaml, comments kept",
     )
 
     add = commands.add_parser(
@@ -132,6 +148,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     pub.add_argument("--model", required=True, help="the model the chunks name")
     pub.add_argument("--origin", required=True, choices=published.ORIGINS)
     pub.add_argument("--relay", help="the relay it went through (with --origin relay)")
+    pub.add_argument(
+        "--route",
+        default="direct",
+        help="the route of routes.yaml it came through (default direct)",
+    )
     pub.add_argument("--endpoint", help="the API host it came from, when known")
     pub.add_argument("--extraction", help="how the body was cut out of its source file, if it was")
     pub.add_argument("--notes", help="anything a reader of the evidence must know")
@@ -199,6 +220,10 @@ def _conformance(
     json_path: Path | None,
 ) -> int:
     outcomes = [check_cell(suite, p, c) for p, _s, c in suite.cells(provider, scenario)]
+    outcomes += [
+        check_route_cell(suite, key, route, path)
+        for key, route, _name, path in route_cassettes(suite, provider, scenario)
+    ]
     if not scenario:
         recordings = published.discover(suite.cassettes, provider, keep_unreadable=True)
         outcomes += [check_recording(suite, r) for r in recordings]
@@ -271,7 +296,7 @@ def _record(suite: Suite, args: argparse.Namespace) -> int:
     import os
     import time
 
-    from .record import Recorded, RecordError, RecordOptions, record_cell
+    from .record import Recorded, RecordError, RecordOptions, record_cell, route_for
 
     if args.base_url and not args.provider:
         print(
@@ -285,13 +310,29 @@ def _record(suite: Suite, args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    headers = []
+    for header in args.header:
+        name, colon, value = header.partition(":")
+        if not colon or not name.strip():
+            print(
+                f"toolcall: --header {name.strip()!r}...: give it as 'name: value'", file=sys.stderr
+            )
+            return 2
+        headers.append((name.strip(), value.strip()))
     options = RecordOptions(
         base_url=args.base_url,
+        route=args.route,
+        headers=headers,
+        model=args.model,
         out_dir=args.out,
         timeout=args.timeout,
         deadline=args.deadline,
         max_bytes=args.max_bytes,
     )
+    if args.route:
+        route = suite.route(args.route)  # an unknown route is a ProfileError naming the known
+        shown = ", ".join(f"{name}: {_masked(value)}" for name, value in headers)
+        print(f"route {route.key} ({route.kind})" + (f", headers {shown}" if shown else ""))
     todo, missing = [], []
     for provider, _scenario, cell in suite.cells(args.provider, args.scenario):
         if cell.not_applicable:
@@ -302,10 +343,19 @@ def _record(suite: Suite, args: argparse.Namespace) -> int:
                 print(f"skip {provider.key}: {provider.key_env} is not set")
         else:
             todo.append((provider, cell))
+    for provider in {provider.key: provider for provider, _cell in todo}.values():
+        try:
+            route_for(suite, provider, options)  # refused before anything is sent
+        except RecordError as exc:
+            print(f"toolcall: {exc}", file=sys.stderr)
+            return 2
     runs: dict[str, list[Recorded]] = {}
     failed: list[str] = []
+    label = f"@{args.route}" if args.route and args.route != DIRECT else ""
     for number, (provider, cell) in enumerate(todo, start=1):
-        print(f"[{number}/{len(todo)}] {cell.id} ...", end=" ", flush=True)
+        print(
+            f"[{number}/{len(todo)}] {provider.key}{label}/{cell.scenario} ...", end=" ", flush=True
+        )
         started = time.monotonic()
         try:
             recorded = record_cell(suite, provider, cell, options)
@@ -319,9 +369,16 @@ def _record(suite: Suite, args: argparse.Namespace) -> int:
         runs.setdefault(provider.key, []).append(recorded)
     drifted = [r for recorded in runs.values() for r in recorded if r.drift]
     for recorded in drifted:
-        print(f"DRIFT {recorded.provider}/{recorded.scenario}: the stream differs from the profile")
+        routed = recorded.route != DIRECT
+        print(
+            f"DRIFT {recorded.provider}{'@' + recorded.route if routed else ''}/"
+            f"{recorded.scenario}: the stream differs from the profile"
+            + (" and the route's changes" if routed else "")
+        )
         for quirk, want, got in recorded.drift:
             print(f"  quirks.{quirk}: declared {want!r}, observed {got!r}")
+    if args.route and args.route != DIRECT:
+        return _accept_route(suite, args, runs, todo, failed, drifted)
     changes = [accept.plan(suite, suite.providers[key], found) for key, found in runs.items()]
     if changes and args.accept:
         accept.apply(suite.root / "providers.yaml", changes)
@@ -338,8 +395,21 @@ def _record(suite: Suite, args: argparse.Namespace) -> int:
         if os.environ.get("GITHUB_ACTIONS") == "true":
             print(f"::warning title=toolcall record::{warning}")
         return 0 if missing else 2
+    return _checked(args, runs, todo, failed, drifted, missing)
+
+
+def _checked(
+    args: argparse.Namespace,
+    runs: dict[str, list[Any]],
+    todo: list[tuple[Any, Any]],
+    failed: list[str],
+    drifted: list[Any],
+    missing: list[str],
+) -> int:
+    """The closing line of a recording run, per provider and route, and its exit code."""
     cells = sum(len(found) for found in runs.values())
-    checked = sorted({provider.key for provider, _cell in todo})
+    route = args.route or DIRECT
+    checked = sorted({f"{provider.key}@{route}" for provider, _cell in todo})
     print(
         f"checked {len(checked)} provider(s) ({', '.join(checked)}): {cells} cell(s) recorded, "
         f"{len(failed)} failed, {len(drifted)} drifted"
@@ -349,6 +419,34 @@ def _record(suite: Suite, args: argparse.Namespace) -> int:
     if failed:
         return 1
     return 1 if drifted and not args.accept else 0
+
+
+def _accept_route(
+    suite: Suite,
+    args: argparse.Namespace,
+    runs: dict[str, list[Any]],
+    todo: list[tuple[Any, Any]],
+    failed: list[str],
+    drifted: list[Any],
+) -> int:
+    """A run through a route: its changes go to routes.yaml, never to providers.yaml."""
+    recorded = [r for found in runs.values() for r in found]
+    change = accept.plan_route(suite, suite.route(args.route), recorded)
+    path = suite.root / "routes.yaml"
+    if change.changes and args.accept:
+        accept.apply_routes(path, [change])
+        print(f"accepted into {_shown(path, suite)} (providers.yaml untouched):")
+        print(accept.route_yaml([change]).rstrip())
+    elif change.changes and not args.out:
+        print("to accept, record again with --accept (make record ... ACCEPT=1), or merge this")
+        print("into routes.yaml (null removes a change):")
+        print(accept.route_yaml([change]).rstrip())
+    return _checked(args, runs, todo, failed, drifted, [])
+
+
+def _masked(value: str) -> str:
+    """A header value as printed: its length only, since a routing header may hold a key."""
+    return f"<{len(value)} characters>"
 
 
 def _shown(path: Path, suite: Suite) -> str:
@@ -404,6 +502,7 @@ def _publish(suite: Suite, args: argparse.Namespace) -> int:
     if args.provider not in suite.providers:
         print(f"toolcall: unknown provider {args.provider!r}", file=sys.stderr)
         return 2
+    suite.route(args.route)  # an unknown route is a ProfileError naming the known ones
     optional = {
         "relay": args.relay,
         "endpoint": args.endpoint,
@@ -417,6 +516,8 @@ def _publish(suite: Suite, args: argparse.Namespace) -> int:
         "origin": args.origin,
         **{key: value for key, value in optional.items() if value},
     }
+    if args.route != DIRECT:
+        provenance["route"] = args.route
     if args.from_jsonl:
         provenance["source_format"] = "jsonl"
     cassette = published.build_cassette(

@@ -1,9 +1,10 @@
-"""Provider profiles (`providers.yaml`) and shared scenarios (`scenarios.yaml`), loaded and checked.
+"""Provider profiles (`providers.yaml`), routes (`routes.yaml`) and shared scenarios
+(`scenarios.yaml`), loaded and checked.
 
-Both files are data any language can read; their formats are JSON Schemas shipped in the package
-(`toolcall/schemas/`). A mistake in either is reported with its YAML path (`providers.kimi.quirks.
-index`) and what was wrong, before any cassette is touched, because a typo in a profile would
-otherwise surface as a baffling drift report.
+All three files are data any language can read; their formats are JSON Schemas shipped in the
+package (`toolcall/schemas/`). A mistake in any is reported with its YAML path
+(`providers.kimi.quirks.index`) and what was wrong, before any cassette is touched, because a typo
+in a profile would otherwise surface as a baffling drift report.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from jsonschema.exceptions import SchemaError, best_match
 
 #: The waiver key for "this recording's structure may differ from the synthesis".
 STRUCTURE = "structure"
+#: The route of a stream that came from the vendor's own API, and of every cassette that names none.
+DIRECT = "direct"
 
 
 class ProfileError(Exception):
@@ -72,12 +75,42 @@ class Provider:
 
 
 @dataclass(frozen=True)
+class Route:
+    """How a provider's model is reached, and what that changes in the stream.
+
+    `changes` is quirk -> value: what a stream through this route shows instead of the
+    provider's declared value; `change_evidence` keeps each declaration whole (value, evidence,
+    the recordings or cassettes that show it).
+    """
+
+    key: str
+    kind: str
+    name: str
+    description: str
+    base_url: str | None = None
+    carries_to: str | None = None
+    changes: dict[str, Any] = field(default_factory=dict)
+    change_evidence: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def quirks_over(self, quirks: dict[str, Any]) -> dict[str, Any]:
+        """A provider's (or a cell's) declared quirks as seen through this route."""
+        return {**quirks, **self.changes}
+
+
+@dataclass(frozen=True)
 class Suite:
     """Everything the harness knows before it opens a cassette."""
 
     root: Path
     scenarios: dict[str, Scenario]
     providers: dict[str, Provider]
+    routes: dict[str, Route] = field(default_factory=dict)
+
+    def route(self, key: str) -> Route:
+        """The route named `key`; an unknown name is an error naming the known ones."""
+        if key not in self.routes:
+            raise ProfileError(f"unknown route {key!r}; routes.yaml defines {sorted(self.routes)}")
+        return self.routes[key]
 
     @property
     def cassettes(self) -> Path:
@@ -185,7 +218,44 @@ def load_suite(root: Path) -> Suite:
                 ]
             },
         )
-    return Suite(root=root, scenarios=scenarios, providers=providers)
+    return Suite(root=root, scenarios=scenarios, providers=providers, routes=load_routes(root))
+
+
+def load_routes(root: Path) -> dict[str, Route]:
+    """`routes.yaml` under `root`, checked: its schema, the quirk vocabulary of every change, and
+    that `carries_to` names a route of the file."""
+    doc = _load(root / "routes.yaml", "routes.schema.json")
+    vocabulary = format_schema("providers.schema.json")["$defs"]["quirk_values"]["properties"]
+    routes = {}
+    for key, raw in doc["routes"].items():
+        where = f"routes.yaml: routes.{key}"
+        target = raw.get("carries_to")
+        if target is not None and target not in doc["routes"]:
+            raise ProfileError(
+                f"{where}.carries_to: {target!r} is not a route of routes.yaml "
+                f"({sorted(doc['routes'])})"
+            )
+        for quirk, entry in raw.get("changes", {}).items():
+            if quirk not in vocabulary:
+                raise ProfileError(
+                    f"{where}.changes.{quirk}: not a quirk; the vocabulary is {sorted(vocabulary)}"
+                )
+            error = best_match(Draft202012Validator(vocabulary[quirk]).iter_errors(entry["value"]))
+            if error is not None:
+                raise ProfileError(f"{where}.changes.{quirk}.value: {error.message}")
+        routes[key] = Route(
+            key=key,
+            kind=raw["kind"],
+            name=raw["name"],
+            description=raw["description"],
+            base_url=raw["base_url"].rstrip("/") if "base_url" in raw else None,
+            carries_to=target,
+            changes=_values(raw.get("changes", {})),
+            change_evidence=raw.get("changes", {}),
+        )
+    if routes[DIRECT].kind != DIRECT:
+        raise ProfileError(f"routes.yaml: routes.{DIRECT}.kind must be {DIRECT!r}")
+    return routes
 
 
 def _values(declared: dict[str, dict[str, Any]]) -> dict[str, Any]:

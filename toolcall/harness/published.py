@@ -11,6 +11,11 @@ it judges, the way JSON-Schema-Test-Suite keeps each input and its verdict toget
 Verbatim is checked, not promised: the provenance keeps the SHA-256 of the source file, and the
 body must give it back (for a source of one JSON chunk per line, after undoing the documented
 conversion to `data: <line>` events).
+
+The provenance names the recording's route (`route`, `direct` when absent): the provider is the
+model's vendor (the folder), the route how the stream reached the recorder (routes.yaml). Two
+files can be one stream published twice under two labels; `duplicates` finds them by their chunk
+ids and call ids, and each must then name the other in `same_stream_as`.
 """
 
 from __future__ import annotations
@@ -24,8 +29,8 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from . import cassettes
-from .profiles import format_schema
+from . import cassettes, fingerprint, walk
+from .profiles import DIRECT, format_schema
 
 PUBLISHED = "published"
 EXPECTED_SUFFIX = ".expected.json"
@@ -35,7 +40,7 @@ JSONL_CONVERSION = "one JSON chunk per line, each made a `data: <line>` event; n
 #: request, and replay only needs a request to match).
 PLACEHOLDER_URL = "https://published.invalid/v1/chat/completions"
 
-ORIGINS = ("first-party", "relay", "documentation")
+ORIGINS = ("first-party", "relay", "host", "documentation")
 
 
 class PublishedError(Exception):
@@ -62,6 +67,10 @@ class Recording:
     @property
     def origin(self) -> str:
         return str(self.provenance.get("origin", ""))
+
+    @property
+    def route(self) -> str:
+        return str(self.provenance.get("route", DIRECT))
 
 
 def discover(
@@ -207,6 +216,31 @@ def build_cassette(
     return cassette
 
 
+def stream_identity(body: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What makes a stream this stream and no other: its chunk ids and its call ids, in order.
+
+    Call ids alone repeat across streams (Kimi's `functions.add:0` is in every stream that calls
+    `add` first), and chunk ids alone are absent from some providers' chunks; together they tell
+    one generation from another. Raises `walk.UnreadableStream` on a body it cannot read.
+    """
+    stream = walk.read(body)
+    chunk_ids = tuple(dict.fromkeys(str(v.chunk["id"]) for v in stream.chunks if v.chunk.get("id")))
+    return chunk_ids, tuple(fingerprint.observe_stream(stream).ids)
+
+
+def duplicates(bodies: dict[str, bytes]) -> list[tuple[str, ...]]:
+    """Groups of labels (two or more) whose bodies are the same stream by `stream_identity`.
+
+    A body without chunk ids and call ids has no identity and is never grouped.
+    """
+    groups: dict[tuple[tuple[str, ...], tuple[str, ...]], list[str]] = {}
+    for label, body in bodies.items():
+        identity = stream_identity(body)
+        if any(identity):
+            groups.setdefault(identity, []).append(label)
+    return [tuple(labels) for labels in groups.values() if len(labels) > 1]
+
+
 def write(cassettes_root: Path, provider: str, stem: str, cassette: dict[str, Any]) -> Path:
     """Write a new published cassette; an existing one is evidence and is never replaced."""
     path = cassettes_root / provider / PUBLISHED / f"{stem}.yaml"
@@ -238,6 +272,17 @@ _PROVENANCE_SCHEMA: dict[str, Any] = {
         "endpoint": {"type": "string"},
         "origin": {"enum": list(ORIGINS)},
         "relay": {"type": "string"},
+        "route": {
+            "type": "string",
+            "pattern": "^[a-z][a-z0-9-]*$",
+            "description": "the route of routes.yaml the stream came through; direct when absent",
+        },
+        "same_stream_as": {
+            "type": "array",
+            "minItems": 1,
+            "items": {"type": "string", "pattern": "^[a-z][a-z0-9_]*/[A-Za-z0-9._-]+$"},
+            "description": "provider/stem of other published recordings of the very same stream",
+        },
         "captured": {"type": "string"},
         "extraction": {"type": "string", "minLength": 10},
         "conversion": {"const": JSONL_CONVERSION},

@@ -5,8 +5,9 @@ with its options namespaced (`--toolcall-provider`, `--toolcall-scenario`, `--to
 `--toolcall-report`, `--toolcall-json`). It generates tests only for tests that ask for its
 fixtures, so it stays silent elsewhere:
 
-- `conformance_outcome` / `recording_outcome`: this repository's own suite, one test per
-  provider x scenario and per published recording, with the matrix printed at the end;
+- `conformance_outcome` / `recording_outcome` / `route_outcome`: this repository's own suite,
+  one test per provider x scenario, per published recording and per cassette recorded through a
+  route, with the matrix printed at the end;
 - `toolcall_case`: the hook for another project's assembler. A test that takes it runs once per
   case (every cassette, truncated variant and published recording), gets the raw body
   (`toolcall_case.body`, to test an SSE parser too) or the decoded chunks (`.chunks`) and the
@@ -30,6 +31,8 @@ import pytest
 from . import missing_extra
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from .checks import Outcome
     from .profiles import Cell, Provider
     from .published import Recording
@@ -42,7 +45,7 @@ _OPTIONS = (
     "--toolcall-report",
     "--toolcall-json",
 )
-_FIXTURES = ("toolcall_case", "published_recording", "conformance_cell")
+_FIXTURES = ("toolcall_case", "published_recording", "route_cassette", "conformance_cell")
 
 
 def _require_harness(what: str, *, collecting: bool = False) -> None:
@@ -137,6 +140,18 @@ def recording_outcome(request: pytest.FixtureRequest, published_recording: Recor
     from . import pytest_suite
 
     outcome = pytest_suite.recording_outcome(request.config, published_recording)
+    request.config.stash[_OUTCOMES].append(outcome)
+    return outcome
+
+
+@pytest.fixture
+def route_outcome(
+    request: pytest.FixtureRequest, route_cassette: tuple[str, str, str, Path]
+) -> Outcome:
+    """The checked outcome of one cassette recorded through a route, kept for the report."""
+    from . import pytest_suite
+
+    outcome = pytest_suite.route_outcome(request.config, route_cassette)
     request.config.stash[_OUTCOMES].append(outcome)
     return outcome
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from . import matrix, published, report
-from .checks import Outcome, check_cell, check_recording
+from .checks import Outcome, check_cell, check_recording, check_route_cell, route_cassettes
 from .locate import suite_root
 from .peers.external import Crashed, read_document
 from .profiles import Cell, ProfileError, Provider, Suite, load_suite
@@ -51,6 +51,15 @@ def parametrize(metafunc: pytest.Metafunc) -> None:
         _parametrize_cases(metafunc)
     if "published_recording" in metafunc.fixturenames:
         _parametrize_recordings(metafunc)
+    if "route_cassette" in metafunc.fixturenames:
+        found = route_cassettes(
+            _suite(metafunc.config),
+            metafunc.config.getoption("--toolcall-provider"),
+            metafunc.config.getoption("--toolcall-scenario"),
+        )
+        metafunc.parametrize(
+            "route_cassette", found, ids=[f"{p}@{r}-{s}" for p, r, s, _path in found]
+        )
     if "conformance_cell" in metafunc.fixturenames:
         _parametrize_cells(metafunc)
 
@@ -95,6 +104,12 @@ def _parametrize_recordings(metafunc: pytest.Metafunc) -> None:
 def recording_outcome(config: pytest.Config, recording: published.Recording) -> Outcome:
     """The checked outcome of one published recording."""
     return check_recording(_suite(config), recording)
+
+
+def route_outcome(config: pytest.Config, cassette: tuple[str, str, str, Path]) -> Outcome:
+    """The checked outcome of one cassette recorded through a route."""
+    provider, route, _scenario, path = cassette
+    return check_route_cell(_suite(config), provider, route, path)
 
 
 def _parametrize_cases(metafunc: pytest.Metafunc) -> None:

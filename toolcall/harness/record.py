@@ -13,7 +13,14 @@ and it writes whatever the server sent, while here every byte that reaches the d
 the allow-lists. The cassette it writes is a vcrpy cassette all the same.
 
 The new stream's fingerprint is returned with the drift against the profile; what to do with it
-(print it as YAML, or apply it to providers.yaml) is `accept`'s job.
+(print it as YAML, or apply it to providers.yaml or routes.yaml) is `accept`'s job.
+
+A recording is attributed to its route (routes.yaml), never silently to the provider: a base URL
+that is not the provider's own is refused unless a route is named (`direct` for an alternate
+domain of the vendor), a route's cassettes go under `cassettes/<provider>/routes/<route>/`, and
+their drift is measured against the provider's quirks with the route's changes over them. Extra
+headers (a gateway's routing headers) and a model alias are sent as given; the headers are never
+written, and their values are scrubbed from everything written or printed, as the key is.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ import toolcall
 
 from . import cassettes, fingerprint, scrub, secrets
 from .checks import check_turn
-from .profiles import Cell, Provider, Suite
+from .profiles import DIRECT, Cell, ProfileError, Provider, Route, Suite
 from .replay import ReplayError, replay
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
@@ -60,11 +67,20 @@ class Recorded:
     observed: dict[str, Any] = field(default_factory=dict)
     #: the calls' ids, which a declared `id_pattern` may match though it is not the suggestion
     ids: list[str] = field(default_factory=list)
+    #: the route of routes.yaml the stream came through
+    route: str = DIRECT
 
 
 @dataclass
 class RecordOptions:
     base_url: str | None = None
+    #: the route of routes.yaml; None when the user named none (then only the provider's own
+    #: base URL is accepted)
+    route: str | None = None
+    #: extra request headers, sent and never written (a gateway's routing headers)
+    headers: list[tuple[str, str]] = field(default_factory=list)
+    #: the model name to send instead of the profile's (a gateway's alias)
+    model: str | None = None
     out_dir: Path | None = None
     #: seconds a connection or one read may take
     timeout: float = 120.0
@@ -84,6 +100,40 @@ def base_url_for(provider: Provider, options: RecordOptions) -> str:
     return (options.base_url or options.environ.get(variable) or provider.base_url).rstrip("/")
 
 
+def route_for(suite: Suite, provider: Provider, options: RecordOptions) -> tuple[Route, str]:
+    """The route a recording goes through and the base URL it is sent to.
+
+    Without a named route only the provider's own base URL is taken: a stream from anywhere
+    else would be credited to the provider. A named route's base URL is the flag's, else the
+    route's own (a gateway has none: each installation is somewhere else).
+    """
+    given = options.base_url or options.environ.get(f"TOOLCALL_{provider.key.upper()}_BASE_URL")
+    if options.route is None:
+        base = base_url_for(provider, options)
+        if base != provider.base_url:
+            others = ", ".join(k for k in suite.routes if k != DIRECT)
+            raise RecordError(
+                f"{provider.key}: {scrub.url(base)} is not {provider.name}'s base URL "
+                f"({provider.base_url}); say which route it is: ROUTE=<name> (--route; "
+                f"routes.yaml has {others}), or ROUTE=direct for another domain of "
+                f"{provider.name} itself. Nothing recorded."
+            )
+        return suite.route(DIRECT), base
+    try:
+        route = suite.route(options.route)
+    except ProfileError as exc:
+        raise RecordError(f"{provider.key}: {exc}") from None
+    if route.kind == DIRECT:
+        return route, base_url_for(provider, options)
+    base = (given or route.base_url or "").rstrip("/")
+    if not base:
+        raise RecordError(
+            f"{provider.key}: route {route.key} ({route.kind}) has no base URL of its own; give "
+            "yours with BASE_URL= (--base-url)"
+        )
+    return route, base
+
+
 def record_cell(suite: Suite, provider: Provider, cell: Cell, options: RecordOptions) -> Recorded:
     where = f"{provider.key}/{cell.scenario}"
     key = options.environ.get(provider.key_env, "")
@@ -91,11 +141,15 @@ def record_cell(suite: Suite, provider: Provider, cell: Cell, options: RecordOpt
         raise RecordError(f"{where}: set {provider.key_env} to record {provider.name}")
     keys = [
         key,
+        *(value for _name, value in options.headers),
         *secrets.key_values([p.key_env for p in suite.providers.values()], options.environ),
     ]
-    base = base_url_for(provider, options)
+    route, base = route_for(suite, provider, options)
+    where = f"{provider.key}@{route.key}/{cell.scenario}" if route.key != DIRECT else where
     request_body = suite.request_body(provider, cell)
-    status, reason, headers, body = _post(where, scrub.chat_url(base), key, request_body, options)
+    if options.model:
+        request_body["model"] = options.model
+    status, reason, headers, body = _post(where, scrub.chat_url(base), keys, request_body, options)
     text = _decode(where, body)
     try:
         turn = toolcall.assemble(body)
@@ -126,13 +180,18 @@ def record_cell(suite: Suite, provider: Provider, cell: Cell, options: RecordOpt
         },
         response_body=scrub.redact(text, keys),
     )
-    cassette["metadata"] = {"provenance": _provenance(cell, recorded_base, provider)}
+    provenance = _provenance(cell, recorded_base, provider, route, str(request_body["model"]))
+    cassette["metadata"] = {"provenance": provenance}
     serialized = cassettes.dump(cassette)
     leaks = secrets.scan_text(serialized, Path(where), keys)
     if leaks:
         raise RecordError(f"{where}: scrubbing left {leaks[0].kind} in the cassette; not written")
     root = options.out_dir or suite.cassettes
-    path = cassettes.cassette_path(root, provider.key, cell.scenario)
+    path = (
+        cassettes.cassette_path(root, provider.key, cell.scenario)
+        if route.key == DIRECT
+        else cassettes.route_cassette_path(root, provider.key, route.key, cell.scenario)
+    )
 
     def loads_back_and_replays(temporary: Path) -> None:
         _verify(where, temporary, cassette, recorded_base, request_body)
@@ -142,9 +201,9 @@ def record_cell(suite: Suite, provider: Provider, cell: Cell, options: RecordOpt
     seen = {k: v for k, v in observed.quirks.items() if v is not None}
     if any(observed.ids):
         seen["id_pattern"] = fingerprint.suggest_pattern(observed.ids)
-    drift = fingerprint.compare(cell.quirks, observed)
+    drift = fingerprint.compare(route.quirks_over(cell.quirks), observed)
     ids = [i for i in observed.ids if i]
-    return Recorded(provider.key, cell.scenario, path, len(body), drift, seen, ids)
+    return Recorded(provider.key, cell.scenario, path, len(body), drift, seen, ids, route.key)
 
 
 def _verify(
@@ -169,9 +228,15 @@ def _verify(
 
 
 def _post(
-    where: str, url: str, key: str, body: dict[str, Any], options: RecordOptions
+    where: str, url: str, keys: list[str], body: dict[str, Any], options: RecordOptions
 ) -> tuple[int, str, list[tuple[str, str]], bytes]:
-    headers = {"Authorization": f"Bearer {key}", "Accept": "text/event-stream"}
+    """POST with retries; `keys[0]` is the key, the rest are scrubbed from what is printed."""
+    key = keys[0]
+    headers = {
+        "Authorization": f"Bearer {key}",
+        "Accept": "text/event-stream",
+        **dict(options.headers),
+    }
     timeout = httpx.Timeout(options.timeout, connect=min(options.timeout, 15.0))
     deadline = time.monotonic() + options.deadline
     for attempt in range(1, options.attempts + 1):
@@ -185,14 +250,14 @@ def _post(
                     data = _read(where, response, options.max_bytes, deadline, options.deadline)
                     return status, response.reason_phrase, list(response.headers.items()), data
                 raw = _read_some(response, ERROR_BODY_LIMIT, deadline)
-                detail = scrub.printable(raw.decode("utf-8", "replace"), [key])
+                detail = scrub.printable(raw.decode("utf-8", "replace"), keys)
                 retry_after = response.headers.get("retry-after", "")
         except httpx.TimeoutException:
             raise RecordError(
                 f"{where}: timed out after {options.timeout:g}s; nothing written"
             ) from None
         except httpx.HTTPError as exc:
-            message = scrub.printable(str(exc).replace(url, scrub.url(url)), [key])
+            message = scrub.printable(str(exc).replace(url, scrub.url(url)), keys)
             raise RecordError(
                 f"{where}: request failed ({type(exc).__name__}: {message}); nothing written"
             ) from None
@@ -252,13 +317,17 @@ def _decode(where: str, body: bytes) -> str:
         raise RecordError(f"{where}: the body is not UTF-8 ({exc}); nothing written") from None
 
 
-def _provenance(cell: Cell, recorded_base: str, provider: Provider) -> dict[str, Any]:
+def _provenance(
+    cell: Cell, recorded_base: str, provider: Provider, route: Route, model: str
+) -> dict[str, Any]:
     import vcr
 
     provenance: dict[str, Any] = {
         "kind": "recorded",
+        "provider": provider.key,
+        "route": route.key,
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d"),
-        "model": cell.model,
+        "model": model,
         "versions": {
             "toolcall": toolcall.__version__,
             "httpx": httpx.__version__,

@@ -5,7 +5,9 @@ cell gets one line below it with the first finding, so the reason is on screen w
 log; the Markdown copy is the artifact CI uploads. Beside the scenarios, a `recordings` column
 says what real evidence backs each provider (published recordings passed / total, and their
 kind), because a cell that passes on a synthesized cassette shows our model of the provider, and
-only a recording shows the provider.
+only a recording shows the provider. A stream that came through a route other than the vendor's
+own API has its own row, `provider@route`, so what a relay or gateway does is never read as the
+provider's.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .checks import Outcome
+from .profiles import DIRECT
 
 MARK = {"pass": "pass", "fail": "FAIL", "n/a": "n/a"}
 
@@ -22,9 +25,12 @@ RECORDINGS = "recordings"
 
 
 def _grid(outcomes: Sequence[Outcome]) -> tuple[list[str], list[str], dict[tuple[str, str], str]]:
-    providers = list(dict.fromkeys(o.provider for o in outcomes))
+    """Rows in the order providers first came, each provider's direct row before its routes."""
+    first = {provider: n for n, provider in reversed(list(enumerate(o.provider for o in outcomes)))}
+    ordered = sorted(outcomes, key=lambda o: (first[o.provider], o.route != DIRECT, o.route))
+    providers = list(dict.fromkeys(o.row for o in ordered))
     scenarios = list(dict.fromkeys(o.scenario for o in outcomes if not o.origin))
-    cells = {(o.provider, o.scenario): MARK[o.status] for o in outcomes if not o.origin}
+    cells = {(o.row, o.scenario): MARK[o.status] for o in outcomes if not o.origin}
     if any(o.origin for o in outcomes):
         scenarios.append(RECORDINGS)
         for provider in providers:
@@ -32,9 +38,9 @@ def _grid(outcomes: Sequence[Outcome]) -> tuple[list[str], list[str], dict[tuple
     return providers, scenarios, cells
 
 
-def evidence(outcomes: Sequence[Outcome], provider: str) -> str:
-    """`passed/total` published recordings of a provider, and what kind when not first-party."""
-    mine = [o for o in outcomes if o.origin and o.provider == provider]
+def evidence(outcomes: Sequence[Outcome], row: str) -> str:
+    """`passed/total` published recordings of a matrix row, and what kind when not first-party."""
+    mine = [o for o in outcomes if o.origin and o.row == row]
     if not mine:
         return "none"
     passed = sum(o.status == "pass" for o in mine)
@@ -95,7 +101,7 @@ def markdown(outcomes: Sequence[Outcome]) -> str:
     if failures:
         lines += ["## Failures", ""]
         for outcome in failures:
-            lines.append(f"### {outcome.provider} / {outcome.scenario}")
+            lines.append(f"### {outcome.row} / {outcome.scenario}")
             lines += [f"- `{finding.line()}`" for finding in outcome.findings]
             if outcome.fix:
                 lines.append(f"- fix: {outcome.fix}")
@@ -103,7 +109,7 @@ def markdown(outcomes: Sequence[Outcome]) -> str:
     skipped = [o for o in outcomes if o.status == "n/a"]
     if skipped:
         lines += ["## Not applicable", ""]
-        lines += [f"- {o.provider} / {o.scenario}: {o.note}" for o in skipped]
+        lines += [f"- {o.row} / {o.scenario}: {o.note}" for o in skipped]
         lines.append("")
     return "\n".join(lines)
 
@@ -123,6 +129,7 @@ def document(outcomes: Sequence[Outcome]) -> dict[str, Any]:
         "outcomes": [
             {
                 "provider": o.provider,
+                "route": o.route,
                 "scenario": o.scenario,
                 "status": o.status,
                 "evidence": _evidence_of(o),

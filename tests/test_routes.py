@@ -1,0 +1,236 @@
+"""Routes: recording through a rewriting relay is credited to the relay, never to the provider.
+
+A small relay, started here on 127.0.0.1 in front of `toolcall serve`, does what gateways were
+measured to do: it re-serialises every chunk, inserts `index: 0` into index-less calls, drops
+usage and splits the finish off the last call chunk. Recording Gemini through it with `--accept`
+must write those changes, and only those, into the route's profile in routes.yaml, keep that
+file's comments, and leave providers.yaml byte for byte as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from jsonschema import Draft202012Validator
+
+from toolcall.harness import accept, cli, report, serve
+from toolcall.harness.checks import check_cell, check_recording, check_route_cell
+from toolcall.harness.profiles import ProfileError, format_schema, load_routes, load_suite
+from toolcall.harness.published import discover
+
+ROOT = Path(__file__).resolve().parent.parent
+#: A routing header's value long enough to be a credential: it must never be written or printed.
+SECRET_HEADER = "route-secret-0123456789abcdef"
+
+
+def _rewrite(body: bytes) -> bytes:
+    """The relay's rewrites of an SSE body, event by event."""
+    out = []
+    for event in body.decode("utf-8").split("\n\n"):
+        if not event.startswith("data: ") or event == "data: [DONE]":
+            if event.strip():
+                out.append(event)
+            continue
+        chunk = json.loads(event.removeprefix("data: "))
+        chunk.pop("usage", None)
+        choices = chunk.get("choices") or []
+        if not choices:
+            continue
+        choice = choices[0]
+        choice.pop("usage", None)
+        calls = (choice.get("delta") or {}).get("tool_calls") or []
+        for call in calls:
+            call.setdefault("index", 0)
+        if calls and choice.get("finish_reason"):
+            finish = {**chunk, "choices": [{**choice, "delta": {}}]}
+            chunk["choices"] = [{**choice, "finish_reason": None}]
+            out.append("data: " + json.dumps(chunk, separators=(",", ":")))
+            out.append("data: " + json.dumps(finish, separators=(",", ":")))
+            continue
+        out.append("data: " + json.dumps(chunk, separators=(",", ":")))
+    return ("\n\n".join(out) + "\n\n").encode("utf-8")
+
+
+@contextmanager
+def relay(upstream: str) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """A rewriting relay in front of `upstream` (a base URL); yields its base URL and the
+    requests it received (headers and body), and stops by itself."""
+    seen: list[dict[str, Any]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            seen.append({"headers": dict(self.headers.items()), "body": json.loads(body)})
+            with httpx.Client(timeout=10) as client:
+                answer = client.post(
+                    upstream + "/chat/completions",
+                    content=body,
+                    headers={"Content-Type": "application/json"},
+                )
+            data = _rewrite(answer.content)
+            self.send_response(answer.status_code)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.timeout = 5
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1", seen
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def _record(root: Path, *extra: str) -> int:
+    base = ["--root", str(root), "record", "--provider", "gemini", "--scenario", "single_call"]
+    return cli.main([*base, *extra])
+
+
+def test_accept_through_a_relay_writes_only_the_routes_profile(
+    suite_copy: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", "dummy-key-for-the-local-relay")
+    providers_before = (suite_copy / "providers.yaml").read_bytes()
+    with serve.serving(load_suite(ROOT)) as upstream, relay(upstream.url("gemini")) as (url, seen):
+        code = _record(
+            suite_copy,
+            *("--route", "litellm", "--base-url", url, "--model", "my-gemini-alias"),
+            *(
+                "--header",
+                "x-portkey-provider: openai",
+                "--header",
+                f"x-route-key: {SECRET_HEADER}",
+            ),
+            "--accept",
+        )
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    assert (suite_copy / "providers.yaml").read_bytes() == providers_before
+
+    # The relay got the headers and the alias; nothing shows the secret header's value.
+    (request,) = seen
+    headers = {k.lower(): v for k, v in request["headers"].items()}
+    assert headers["x-portkey-provider"] == "openai" and headers["x-route-key"] == SECRET_HEADER
+    assert request["body"]["model"] == "my-gemini-alias"
+    assert SECRET_HEADER not in out + err
+    cassette = suite_copy / "cassettes" / "gemini" / "routes" / "litellm" / "single_call.yaml"
+    text = cassette.read_text(encoding="utf-8")
+    assert SECRET_HEADER not in text and "x-route-key" not in text
+    assert "route: litellm" in text and "model: my-gemini-alias" in text
+
+    # Exactly the relay's changes, each with the cassette as its evidence; comments kept.
+    routes_text = (suite_copy / "routes.yaml").read_text(encoding="utf-8")
+    assert routes_text.startswith("# Routes: how a provider's model is reached")
+    suite = load_suite(suite_copy)
+    route = suite.routes["litellm"]
+    assert route.changes == {
+        "index": "present",
+        "finish_with_last_delta": False,
+        "finish_reason_null": True,
+        "usage": "none",
+    }
+    assert {q: e["cassettes"] for q, e in route.change_evidence.items()} == {
+        key: ["gemini/single_call"] for key in route.changes
+    }
+    assert check_route_cell(suite, "gemini", "litellm", cassette).status == "pass"
+    gemini = suite.providers["gemini"]
+    assert check_cell(suite, gemini, gemini.cells["single_call"]).status == "pass"
+
+
+def test_without_accept_the_routes_drift_is_reported_and_nothing_changes(
+    suite_copy: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", "dummy-key-for-the-local-relay")
+    before = {n: (suite_copy / n).read_bytes() for n in ("providers.yaml", "routes.yaml")}
+    with serve.serving(load_suite(ROOT)) as upstream, relay(upstream.url("gemini")) as (url, _):
+        code = _record(suite_copy, "--route", "litellm", "--base-url", url)
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "DRIFT gemini@litellm/single_call" in out
+    assert "checked 1 provider(s) (gemini@litellm)" in out
+    assert "routes:\n  litellm:\n    changes:\n" in out
+    assert {n: (suite_copy / n).read_bytes() for n in before} == before
+
+
+def test_a_foreign_base_url_without_a_route_is_refused(
+    suite_copy: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("GEMINI_API_KEY", "dummy-key-for-the-local-relay")
+    with relay("http://127.0.0.1:9/v1") as (url, seen):
+        code = _record(suite_copy, "--base-url", url)
+    err = capsys.readouterr().err
+    assert code == 2 and seen == []
+    assert "ROUTE=<name>" in err and "ROUTE=direct" in err and "litellm" in err
+    assert not (suite_copy / "cassettes" / "gemini" / "routes").exists()
+
+
+def test_an_unknown_route_is_refused_naming_the_known_ones(
+    suite_copy: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _record(suite_copy, "--route", "no-such-route") == 2
+    assert "unknown route 'no-such-route'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("      usage: {value: after_finish,", "      usage: {value: sometimes,", "changes.usage"),
+        ("      arguments: {value: whole,", "      argument: {value: whole,", "not a quirk"),
+        ("    carries_to: baseten\n", "    carries_to: nowhere\n", "carries_to: 'nowhere'"),
+    ],
+)
+def test_a_malformed_route_names_its_path(
+    suite_copy: Path, old: str, new: str, message: str
+) -> None:
+    path = suite_copy / "routes.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(ProfileError, match=message):
+        load_suite(suite_copy)
+
+
+def test_reports_carry_the_route() -> None:
+    suite = load_suite(ROOT)
+    outcomes = [check_recording(suite, r) for r in discover(suite.cassettes, "kimi")]
+    document = report.document(outcomes)
+    Draft202012Validator(format_schema("reports.schema.json")).validate(document)
+    routes = {o["route"] for o in document["outcomes"]}
+    assert {"openrouter-baseten", "hf-router-groq", "openrouter-moonshotai"} <= routes
+    text = report.text(outcomes)
+    assert "\nkimi@openrouter-deepinfra " in text
+    assert "| kimi@openrouter-groq |" in report.markdown(outcomes)
+
+
+def test_accepting_and_withdrawing_a_change_gives_routes_yaml_back(tmp_path: Path) -> None:
+    """A change block lands inside its route, the blank line before the next route kept, and
+    removing it again restores the file byte for byte (comments and all)."""
+    path = tmp_path / "routes.yaml"
+    original = (ROOT / "routes.yaml").read_bytes()
+    path.write_bytes(original)
+    entry = {"value": "present", "evidence": "recorded", "cassettes": ["gemini/single_call"]}
+    accept.apply_routes(path, [accept.RouteChange("litellm", {"index": entry})])
+    text = path.read_text(encoding="utf-8")
+    assert (
+        "    changes:\n      index: {value: present, evidence: recorded, cassettes: "
+        "[gemini/single_call]}\n\n  portkey:\n"
+    ) in text
+    assert load_routes(tmp_path)["litellm"].changes == {"index": "present"}
+    accept.apply_routes(path, [accept.RouteChange("litellm", {"index": None})])
+    assert path.read_bytes() == original
