@@ -8,7 +8,7 @@ PEERS_STAMP := $(VENV)/.peers-stamp
 JS_STAMP := clients/js/node_modules/.installed-stamp
 PYTEST_FILTERS := $(if $(PROVIDER),--toolcall-provider $(PROVIDER)) $(if $(SCENARIO),--toolcall-scenario $(SCENARIO))
 
-.PHONY: help test conformance matrix bench fuzz lint typecheck synthesize record add-provider drift scan clean
+.PHONY: help test check conformance matrix bench fuzz lint typecheck synthesize record add-provider drift scan clean
 
 ## help: list the targets and what each does
 help:
@@ -20,9 +20,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev,fast]'
 	touch $(STAMP)
 
-## test: lint, mypy --strict, and the whole pytest suite (conformance included)
+## test: lint, mypy --strict, and the pytest suite (conformance included), slow tests aside
 test: lint typecheck $(JS_STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not slow"
+
+## check: make test, then the slow end-to-end tests (the README's recipes end to end); CI runs it
+check: test
+	$(BIN)/python -m pytest -q -m slow
 
 ## conformance: replay every cassette offline; matrix on screen, JUnit + Markdown in reports/
 conformance: $(STAMP)
