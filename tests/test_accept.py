@@ -93,6 +93,43 @@ def test_the_printed_change_is_valid_yaml_of_the_same_change(suite_copy: Path) -
     assert printed["providers"]["grok"]["quirks"]["done"]["value"] is False
 
 
+def test_a_change_that_would_not_load_is_refused_and_the_file_kept(suite_copy: Path) -> None:
+    suite = load_suite(suite_copy)
+    deepseek = suite.providers["deepseek"]
+    runs = [_recorded(suite, deepseek, s) for s in _applicable(deepseek)]
+    for run in runs:
+        run.observed["reasoning_field"] = "reasoning/reasoning_content"  # outside the vocabulary
+    change = accept.plan(suite, deepseek, runs)
+    assert change.quirks["reasoning_field"] == "reasoning/reasoning_content"
+    path = suite_copy / "providers.yaml"
+    before = path.read_bytes()
+    with pytest.raises(ProfileError) as refused:
+        accept.apply(path, [change])
+    message = str(refused.value)
+    assert message.startswith("record --accept: refused, providers.yaml is left as it was")
+    assert "providers.deepseek.quirks.reasoning_field.value" in message
+    assert path.read_bytes() == before
+    assert load_suite(suite_copy).providers["deepseek"].quirks == deepseek.quirks
+
+
+def test_a_stream_with_both_reasoning_fields_is_accepted(suite_copy: Path) -> None:
+    suite = load_suite(suite_copy)
+    deepseek = suite.providers["deepseek"]
+    path = cassettes.cassette_path(suite.cassettes, "deepseek", "reasoning_then_call")
+    body = cassettes.response_body(cassettes.load(path)).replace(
+        b'"reasoning_content":"The"', b'"reasoning":"The"', 1
+    )
+    observed = fingerprint.observe(body)
+    assert observed.quirks["reasoning_field"] == "mixed"
+    runs = [_recorded(suite, deepseek, s) for s in _applicable(deepseek)]
+    for run in runs:
+        if run.scenario == "reasoning_then_call":
+            run.observed["reasoning_field"] = observed.quirks["reasoning_field"]
+    accept.apply(suite_copy / "providers.yaml", [accept.plan(suite, deepseek, runs)])
+    cell = load_suite(suite_copy).providers["deepseek"].cells["reasoning_then_call"]
+    assert cell.quirks["reasoning_field"] == "mixed"
+
+
 # -- add-provider -------------------------------------------------------------------------------
 
 

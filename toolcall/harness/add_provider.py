@@ -14,8 +14,7 @@ import re
 from pathlib import Path
 
 from . import roundtrip, scrub
-from .cassettes import write_atomically
-from .profiles import ProfileError, Suite, load_suite
+from .profiles import ProfileError, Suite
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _KEY_ENV = re.compile(r"^[A-Z][A-Z0-9_]*$")
@@ -39,7 +38,6 @@ def add_provider(suite: Suite, name: str, *, base_url: str, key_env: str, model:
             f"goes in {key_env} and the rest in TOOLCALL_{name.upper()}_BASE_URL"
         )
     path = suite.root / "providers.yaml"
-    original = path.read_text(encoding="utf-8")
     doc = roundtrip.load(path)
     block = roundtrip.block()
     block["name"] = name
@@ -61,10 +59,5 @@ def add_provider(suite: Suite, name: str, *, base_url: str, key_env: str, model:
     providers.yaml_set_comment_before_after_key(
         name, before="\n" + "-" * 75 + f"\n{name}: added by toolcall add-provider", indent=2
     )
-    roundtrip.save(path, doc)
-    try:
-        load_suite(suite.root)
-    except ProfileError:
-        write_atomically(path, original)
-        raise
+    roundtrip.save(path, doc, f"add-provider {name}")
     return path

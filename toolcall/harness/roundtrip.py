@@ -4,7 +4,8 @@ The file's comments are evidence (where a value came from, why a scenario does n
 every command that writes it (`record --accept`, `add-provider`) goes through here: comments, key
 order, quoting and flow style survive, and loading then saving an unchanged file gives it back
 byte for byte. A new entry is written in the file's own style: quirk entries and provenances as
-one-line flow maps.
+one-line flow maps. Nothing is written that would not load: the edited text is checked as a suite
+(schema and cross-references) first, and on a refusal the file is left byte for byte.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from .cassettes import write_atomically
+from .profiles import ProfileError, load_suite
 
 
 def _editor() -> Any:
@@ -39,8 +41,18 @@ def dump(document: Any) -> str:
     return out.getvalue()
 
 
-def save(path: Path, document: Any) -> None:
-    write_atomically(path, dump(document))
+def save(path: Path, document: Any, command: str) -> None:
+    """Write providers.yaml at `path`, or raise `ProfileError` (naming `command`) and leave it
+    untouched when the edited file would not load."""
+    text = dump(document)
+    try:
+        load_suite(path.parent, providers_text=text)
+    except ProfileError as exc:
+        raise ProfileError(
+            f"{command}: refused, {path.name} is left as it was: the edited file would not load "
+            f"({exc})"
+        ) from None
+    write_atomically(path, text)
 
 
 def block() -> Any:
