@@ -170,14 +170,32 @@ def test_add_provider_writes_a_complete_skeleton(
         (None, "LOCAL_API_KEY", "localhost:8000", "--base-url must be an http"),
         (None, "LOCAL_API_KEY", "http://me:pw@h/v1", "--base-url carries credentials"),
         (None, "LOCAL_API_KEY", "http://h/v1?token=abc", "--base-url carries credentials"),
+        ("local\n", "LOCAL_API_KEY", "http://h/v1", "lower case"),
+        (None, "LOCAL_API_KEY\n", "http://h/v1", "--key-env names a variable"),
+        (None, "LOCAL_API_KEY", "http://a[b]/v1", "--base-url must be an http.*not a valid URL"),
+        (None, "LOCAL_API_KEY", "http://127.0.0.1:abc/v1", "port must be a number from 1"),
+        (None, "LOCAL_API_KEY", "http://127.0.0.1:0/v1", "port must be a number from 1"),
     ],
 )
 def test_add_provider_refuses_bad_input(
     suite_copy: Path, name: str | None, key_env: str, base_url: str, message: str
 ) -> None:
     suite = load_suite(suite_copy)
+    before = (suite_copy / "providers.yaml").read_bytes()
     with pytest.raises(ProfileError, match=message):
         add_provider(suite, name or _new_name(suite), base_url=base_url, key_env=key_env, model="m")
+    assert (suite_copy / "providers.yaml").read_bytes() == before
+
+
+@pytest.mark.parametrize("word", ["yes", "no", "on", "off"])
+def test_add_provider_writes_yaml_1_1_booleans_as_the_strings_they_are(
+    suite_copy: Path, word: str
+) -> None:
+    """ruamel.yaml writes YAML 1.2, where `on` is a string; the suite reads YAML 1.1."""
+    suite = load_suite(suite_copy)
+    add_provider(suite, word, base_url="http://h/v1", key_env=word.upper(), model=word)
+    added = load_suite(suite_copy).providers[word]
+    assert (added.key, added.key_env, added.model) == (word, word.upper(), word)
 
 
 def test_a_synthesized_cell_needs_a_synthesis_block(suite_copy: Path) -> None:

@@ -78,10 +78,18 @@ class RecordOptions:
     sleep: Callable[[float], None] = time.sleep
 
 
-def base_url_for(provider: Provider, options: RecordOptions) -> str:
-    """Flag first, then `TOOLCALL_<PROVIDER>_BASE_URL`, then the profile (gateways, proxies)."""
+def base_url_for(provider: Provider, options: RecordOptions) -> tuple[str, str]:
+    """The base URL and where it came from: the flag first, then `TOOLCALL_<PROVIDER>_BASE_URL`,
+    then the profile (gateways, proxies)."""
     variable = f"TOOLCALL_{provider.key.upper()}_BASE_URL"
-    return (options.base_url or options.environ.get(variable) or provider.base_url).rstrip("/")
+    for address, source in [
+        (options.base_url, "--base-url"),
+        (options.environ.get(variable), variable),
+        (provider.base_url, f"providers.{provider.key}.base_url"),
+    ]:
+        if address:
+            return address.rstrip("/"), source
+    raise AssertionError("unreachable: a profile always has a base_url")
 
 
 def record_cell(suite: Suite, provider: Provider, cell: Cell, options: RecordOptions) -> Recorded:
@@ -89,11 +97,19 @@ def record_cell(suite: Suite, provider: Provider, cell: Cell, options: RecordOpt
     key = options.environ.get(provider.key_env, "")
     if not key:
         raise RecordError(f"{where}: set {provider.key_env} to record {provider.name}")
+    if not (key.isascii() and key.isprintable()):
+        raise RecordError(
+            f"{where}: {provider.key_env} holds non-ASCII or control characters, which an HTTP "
+            "header cannot carry; a key is plain ASCII (a stray quote or space from a paste?)"
+        )
     keys = [
         key,
         *secrets.key_values([p.key_env for p in suite.providers.values()], options.environ),
     ]
-    base = base_url_for(provider, options)
+    base, source = base_url_for(provider, options)
+    problem = scrub.url_problem(base)
+    if problem is not None:
+        raise RecordError(f"{where}: the base URL from {source} is not usable: {problem}")
     request_body = suite.request_body(provider, cell)
     status, reason, headers, body = _post(where, scrub.chat_url(base), key, request_body, options)
     text = _decode(where, body)

@@ -11,19 +11,39 @@ one-line flow maps. Nothing is written that would not load: the edited text is c
 from __future__ import annotations
 
 import io
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.representer import RoundTripRepresenter
+from yaml.nodes import ScalarNode
+from yaml.resolver import Resolver
 
 from .cassettes import write_atomically
 from .profiles import ProfileError, load_suite
 
 
+class _Representer(RoundTripRepresenter):
+    """ruamel.yaml writes YAML 1.2, where `yes`, `on` or `1:30` are plain strings; the suite reads
+    the file with PyYAML (YAML 1.1), where they are a boolean and a number. A string that PyYAML
+    would read as anything else is written quoted, so what is written is what is read back."""
+
+
+def _represent_str(representer: RoundTripRepresenter, data: str) -> Any:
+    other = _resolve(ScalarNode, data, (True, False)) != "tag:yaml.org,2002:str"
+    return representer.represent_scalar("tag:yaml.org,2002:str", data, style="'" if other else None)
+
+
+#: PyYAML's tag for a plain scalar (its resolver has no type hints).
+_resolve: Callable[[type, str, tuple[bool, bool]], str] = Resolver().resolve
+_Representer.add_representer(str, _represent_str)
+
+
 def _editor() -> Any:
     yaml = YAML()  # round-trip mode
+    yaml.Representer = _Representer
     yaml.preserve_quotes = True
     yaml.width = 4096  # never re-wrap a long flow line
     yaml.indent(mapping=2, sequence=4, offset=2)
