@@ -24,7 +24,7 @@ $(STAMP): pyproject.toml
 test: lint typecheck $(JS_STAMP)
 	$(BIN)/python -m pytest -q -m "not slow"
 
-## check: make test, then the slow end-to-end tests (the README's recipes end to end); CI runs it
+## check: make test, then the slow end-to-end tests (whole runs); what CI runs
 check: test
 	$(BIN)/python -m pytest -q -m slow
 
@@ -55,13 +55,13 @@ matrix: $(PEERS_STAMP) $(JS_STAMP)
 		$(if $(PROVIDER),--provider $(PROVIDER)) $(if $(SCENARIO),--scenario $(SCENARIO)) \
 		$(if $(EXTERNAL),--external "$(EXTERNAL)")
 
-## bench: end-to-end cost as a ratio to stdlib json.loads of the same chunks, peers beside ours
+## bench: end-to-end cost as a ratio to stdlib json.loads of the same chunks, peers beside
 bench: $(PEERS_STAMP)
 	@mkdir -p reports
 	$(BIN)/python benchmarks/bench.py --markdown reports/bench.md
 
-## fuzz: mutate real bodies for FUZZ_SECONDS (default 600) on both JSON backends; a failing body
-## is kept in tests/fuzz_corpus/, which `make test` replays
+## fuzz: mutate real bodies for FUZZ_SECONDS (600); failures kept for make test to replay
+# On both JSON backends; a failing body is kept in tests/fuzz_corpus/, which `make test` replays.
 FUZZ_SECONDS ?= 600
 fuzz: $(STAMP)
 	$(BIN)/python -m tests.fuzzing --seconds $(FUZZ_SECONDS)
@@ -91,7 +91,7 @@ add-provider: $(STAMP)
 	@test -n "$(NAME)" -a -n "$(BASE_URL)" -a -n "$(KEY_ENV)" -a -n "$(MODEL)" || { echo "usage: make add-provider NAME=<name> BASE_URL=<url> KEY_ENV=<VARIABLE> MODEL=<model>"; exit 2; }
 	$(BIN)/toolcall add-provider $(NAME) --base-url $(BASE_URL) --key-env $(KEY_ENV) --model $(MODEL)
 
-## drift: re-record every provider whose key is set into reports/drift/ and compare (scheduled CI)
+## drift: re-record each provider whose key is set into reports/drift/, compare (daily CI)
 drift: $(STAMP)
 	@mkdir -p reports
 	$(BIN)/toolcall record --skip-missing-keys --out reports/drift/cassettes 2>&1 | tee reports/drift.txt; exit $${PIPESTATUS[0]}
