@@ -97,11 +97,34 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         cells = _suite(config).cells(provider, scenario)
     except ProfileError as exc:
         raise pytest.UsageError(str(exc)) from None
-    metafunc.parametrize(
+    _parametrize(
+        metafunc,
         "conformance_cell",
         [(p, c) for p, _s, c in cells],
-        ids=[f"{p.key}-{s.name}" for p, s, _c in cells],
+        [f"{p.key}-{s.name}" for p, s, _c in cells],
+        "provider x scenario cells",
     )
+
+
+def _parametrize(
+    metafunc: pytest.Metafunc, name: str, values: list[Any], ids: list[str], what: str
+) -> None:
+    """One test per value; when a narrowed run selects none, one skipped test that says what was
+    selected, instead of pytest's `got empty parameter set`."""
+    if values:
+        metafunc.parametrize(name, values, ids=ids)
+        return
+    config = metafunc.config
+    narrowed = [
+        f"{option}={config.getoption(option)}"
+        for option in ("--toolcall-provider", "--toolcall-scenario")
+        if config.getoption(option)
+    ]
+    reason = f"no {what} selected by {' '.join(narrowed) or 'this run'}"
+    if what == "published recordings" and config.getoption("--toolcall-scenario"):
+        reason += " (a published recording belongs to no scenario)"
+    skipped = pytest.param(None, marks=pytest.mark.skip(reason=reason))
+    metafunc.parametrize(name, [skipped], ids=["none-selected"])
 
 
 @pytest.fixture
@@ -128,7 +151,13 @@ def _parametrize_recordings(metafunc: pytest.Metafunc) -> None:
             )
         except published.PublishedError as exc:
             raise pytest.UsageError(str(exc)) from None
-    metafunc.parametrize("published_recording", recordings, ids=[r.id for r in recordings])
+    _parametrize(
+        metafunc,
+        "published_recording",
+        recordings,
+        [r.id for r in recordings],
+        "published recordings",
+    )
 
 
 @pytest.fixture
@@ -155,7 +184,7 @@ def _parametrize_cases(metafunc: pytest.Metafunc) -> None:
     except (ProfileError, matrix.MatrixError, published.PublishedError) as exc:
         raise pytest.UsageError(str(exc)) from None
     cases = [ToolcallCase(c) for c in found]
-    metafunc.parametrize("toolcall_case", cases, ids=[c.id for c in cases])
+    _parametrize(metafunc, "toolcall_case", cases, [c.id for c in cases], "cases")
 
 
 class ToolcallCase:
