@@ -8,7 +8,7 @@ PEERS_STAMP := $(VENV)/.peers-stamp
 JS_STAMP := clients/js/node_modules/.installed-stamp
 PYTEST_FILTERS := $(if $(PROVIDER),--toolcall-provider $(PROVIDER)) $(if $(SCENARIO),--toolcall-scenario $(SCENARIO))
 
-.PHONY: help test conformance matrix bench fuzz lint typecheck synthesize record add-provider drift scan clean
+.PHONY: help test check conformance matrix bench fuzz lint typecheck synthesize record add-provider drift scan clean
 
 ## help: list the targets and what each does
 help:
@@ -20,9 +20,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev,fast]'
 	touch $(STAMP)
 
-## test: lint, mypy --strict, and the whole pytest suite (conformance included)
+## test: lint, mypy --strict, and the pytest suite (conformance included), slow tests aside
 test: lint typecheck $(JS_STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -m "not slow"
+
+## check: make test, then the slow end-to-end tests (whole runs); what CI runs
+check: test
+	$(BIN)/python -m pytest -q -m slow
 
 ## conformance: replay every cassette offline; matrix on screen, JUnit + Markdown in reports/
 conformance: $(STAMP)
@@ -51,13 +55,13 @@ matrix: $(PEERS_STAMP) $(JS_STAMP)
 		$(if $(PROVIDER),--provider $(PROVIDER)) $(if $(SCENARIO),--scenario $(SCENARIO)) \
 		$(if $(EXTERNAL),--external "$(EXTERNAL)")
 
-## bench: end-to-end cost as a ratio to stdlib json.loads of the same chunks, peers beside ours
+## bench: end-to-end cost as a ratio to stdlib json.loads of the same chunks, peers beside
 bench: $(PEERS_STAMP)
 	@mkdir -p reports
 	$(BIN)/python benchmarks/bench.py --markdown reports/bench.md
 
-## fuzz: mutate real bodies for FUZZ_SECONDS (default 600) on both JSON backends; a failing body
-## is kept in tests/fuzz_corpus/, which `make test` replays
+## fuzz: mutate real bodies for FUZZ_SECONDS (600); failures kept for make test to replay
+# On both JSON backends; a failing body is kept in tests/fuzz_corpus/, which `make test` replays.
 FUZZ_SECONDS ?= 600
 fuzz: $(STAMP)
 	$(BIN)/python -m tests.fuzzing --seconds $(FUZZ_SECONDS)
@@ -94,7 +98,7 @@ add-provider: $(STAMP)
 	@test -n "$(NAME)" -a -n "$(BASE_URL)" -a -n "$(KEY_ENV)" -a -n "$(MODEL)" || { echo "usage: make add-provider NAME=<name> BASE_URL=<url> KEY_ENV=<VARIABLE> MODEL=<model>"; exit 2; }
 	$(BIN)/toolcall add-provider $(NAME) --base-url $(BASE_URL) --key-env $(KEY_ENV) --model $(MODEL)
 
-## drift: re-record each provider with a key (PROVIDER= ROUTE= narrow it) into reports/drift/, compare
+## drift: re-record each provider with a key into reports/drift/, compare (PROVIDER= ROUTE=)
 drift: $(STAMP)
 	@mkdir -p reports
 	$(BIN)/toolcall record --skip-missing-keys --out reports/drift/cassettes \

@@ -23,7 +23,9 @@ class BuildWithSuite(build_py):
         if getattr(self, "editable_mode", False):
             return
         target = Path(self.build_lib) / "toolcall" / "suite"
-        target.mkdir(parents=True, exist_ok=True)
+        # A previous build's copy may hold files deleted since; they must not ship again.
+        shutil.rmtree(target, ignore_errors=True)
+        target.mkdir(parents=True)
         for name in SUITE_FILES:
             shutil.copy2(HERE / name, target / name)
         for tree in SUITE_TREES:

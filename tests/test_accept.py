@@ -93,6 +93,43 @@ def test_the_printed_change_is_valid_yaml_of_the_same_change(suite_copy: Path) -
     assert printed["providers"]["grok"]["quirks"]["done"]["value"] is False
 
 
+def test_a_change_that_would_not_load_is_refused_and_the_file_kept(suite_copy: Path) -> None:
+    suite = load_suite(suite_copy)
+    deepseek = suite.providers["deepseek"]
+    runs = [_recorded(suite, deepseek, s) for s in _applicable(deepseek)]
+    for run in runs:
+        run.observed["reasoning_field"] = "reasoning/reasoning_content"  # outside the vocabulary
+    change = accept.plan(suite, deepseek, runs)
+    assert change.quirks["reasoning_field"] == "reasoning/reasoning_content"
+    path = suite_copy / "providers.yaml"
+    before = path.read_bytes()
+    with pytest.raises(ProfileError) as refused:
+        accept.apply(path, [change])
+    message = str(refused.value)
+    assert message.startswith("record --accept: refused, providers.yaml is left as it was")
+    assert "providers.deepseek.quirks.reasoning_field.value" in message
+    assert path.read_bytes() == before
+    assert load_suite(suite_copy).providers["deepseek"].quirks == deepseek.quirks
+
+
+def test_a_stream_with_both_reasoning_fields_is_accepted(suite_copy: Path) -> None:
+    suite = load_suite(suite_copy)
+    deepseek = suite.providers["deepseek"]
+    path = cassettes.cassette_path(suite.cassettes, "deepseek", "reasoning_then_call")
+    body = cassettes.response_body(cassettes.load(path)).replace(
+        b'"reasoning_content":"The"', b'"reasoning":"The"', 1
+    )
+    observed = fingerprint.observe(body)
+    assert observed.quirks["reasoning_field"] == "mixed"
+    runs = [_recorded(suite, deepseek, s) for s in _applicable(deepseek)]
+    for run in runs:
+        if run.scenario == "reasoning_then_call":
+            run.observed["reasoning_field"] = observed.quirks["reasoning_field"]
+    accept.apply(suite_copy / "providers.yaml", [accept.plan(suite, deepseek, runs)])
+    cell = load_suite(suite_copy).providers["deepseek"].cells["reasoning_then_call"]
+    assert cell.quirks["reasoning_field"] == "mixed"
+
+
 # -- add-provider -------------------------------------------------------------------------------
 
 
@@ -133,14 +170,32 @@ def test_add_provider_writes_a_complete_skeleton(
         (None, "LOCAL_API_KEY", "localhost:8000", "--base-url must be an http"),
         (None, "LOCAL_API_KEY", "http://me:pw@h/v1", "--base-url carries credentials"),
         (None, "LOCAL_API_KEY", "http://h/v1?token=abc", "--base-url carries credentials"),
+        ("local\n", "LOCAL_API_KEY", "http://h/v1", "lower case"),
+        (None, "LOCAL_API_KEY\n", "http://h/v1", "--key-env names a variable"),
+        (None, "LOCAL_API_KEY", "http://a[b]/v1", "--base-url must be an http.*not a valid URL"),
+        (None, "LOCAL_API_KEY", "http://127.0.0.1:abc/v1", "port must be a number from 1"),
+        (None, "LOCAL_API_KEY", "http://127.0.0.1:0/v1", "port must be a number from 1"),
     ],
 )
 def test_add_provider_refuses_bad_input(
     suite_copy: Path, name: str | None, key_env: str, base_url: str, message: str
 ) -> None:
     suite = load_suite(suite_copy)
+    before = (suite_copy / "providers.yaml").read_bytes()
     with pytest.raises(ProfileError, match=message):
         add_provider(suite, name or _new_name(suite), base_url=base_url, key_env=key_env, model="m")
+    assert (suite_copy / "providers.yaml").read_bytes() == before
+
+
+@pytest.mark.parametrize("word", ["yes", "no", "on", "off"])
+def test_add_provider_writes_yaml_1_1_booleans_as_the_strings_they_are(
+    suite_copy: Path, word: str
+) -> None:
+    """ruamel.yaml writes YAML 1.2, where `on` is a string; the suite reads YAML 1.1."""
+    suite = load_suite(suite_copy)
+    add_provider(suite, word, base_url="http://h/v1", key_env=word.upper(), model=word)
+    added = load_suite(suite_copy).providers[word]
+    assert (added.key, added.key_env, added.model) == (word, word.upper(), word)
 
 
 def test_a_synthesized_cell_needs_a_synthesis_block(suite_copy: Path) -> None:

@@ -179,6 +179,39 @@ def test_data_that_reopens_a_done_call_is_an_error_with_events_on_or_off(
         builder.finish()
 
 
+#: Fragments of one call whose close is followed by JSON whitespace: in a fragment of its own
+#: (after a run of arguments-only chunks, so the template fast path reads it), after the brace in
+#: the closing fragment, or both; and a whole call in one chunk with a newline after it.
+TRAILING_WHITESPACE = {
+    "own-fragments": ['{"t": "', "ab", "cd", "ef", '", "a": 1}', " \n", "\t"],
+    "in-the-closing-fragment": ['{"a": ', "1} ", "\n"],
+    "whole-call-then-newline": ['{"a": 1}\n'],
+    "whole-call-then-fragment": ['{"a": 1}', " \n"],
+}
+
+
+@pytest.mark.parametrize("backend", ["stdlib", "orjson"])
+@pytest.mark.parametrize("partial", [False, True], ids=["plain", "partial-views"])
+@pytest.mark.parametrize("fragments", TRAILING_WHITESPACE.values(), ids=TRAILING_WHITESPACE)
+def test_whitespace_after_the_close_is_not_part_of_the_call(
+    backend: str, partial: bool, fragments: list[str]
+) -> None:
+    """The call reported done is the call in the turn: its arguments end at the closing brace."""
+    body = sse(chunk(head(0, "call_a", "f")), *(chunk(fragment(f)) for f in fragments), FINISH)
+    events = [
+        e for step in per_event(body, json_backend=backend, partial_arguments=partial) for e in step
+    ]
+    done_at = next(i for i, e in enumerate(events) if isinstance(e, ToolCallDone))
+    assert [kinds([e]) for e in events[done_at + 1 :]] == [["TurnDone"]]
+    done, turn_done = events[done_at], events[-1]
+    assert isinstance(done, ToolCallDone) and isinstance(turn_done, TurnDone)
+    (call,) = turn_done.turn.tool_calls
+    assert done.call == call
+    assert call.function.arguments == "".join(fragments).rstrip(" \t\n\r")
+    assert event_problems(events, turn_done.turn) == []
+    assert toolcall.assemble(body, json_backend=backend).tool_calls == (call,)
+
+
 def test_a_resend_before_the_call_closed_is_still_repaired() -> None:
     """The repair for cumulative re-sends (`arguments_resent`) is untouched by the rule above."""
     body = sse(
@@ -244,6 +277,12 @@ def test_the_event_check_fails_events_that_do_not_tell_the_turn() -> None:
     ]
     without_done = [e for e in events if not isinstance(e, ToolCallDone)]
     assert event_problems(without_done, last.turn) == ["call 0 never done"]
+    done_at = next(i for i, e in enumerate(events) if isinstance(e, ToolCallDone))
+    late = [*events[: done_at + 1], ArgumentsDelta(0, " "), *events[done_at + 1 :]]
+    assert event_problems(late, last.turn) == [
+        "call 0 got an ArgumentsDelta after ToolCallDone",
+        "call 0's ArgumentsDelta do not join to its arguments",
+    ]
 
 
 def test_public_names_report_toolcall_as_their_module() -> None:

@@ -182,3 +182,18 @@ def test_error_expectations_are_judged() -> None:
     assert judge(cut, Assembled(calls=(Call("a", "f", '{"a":'),))).label == (
         "truncated arguments passed as valid"
     )
+
+
+def test_a_stream_with_both_reasoning_fields_gets_a_value_of_the_vocabulary() -> None:
+    both_in_one = body(
+        chunk({"reasoning_content": "think", "reasoning": "think"}), chunk(finish="stop")
+    )
+    across = body(
+        chunk({"reasoning_content": "a"}), chunk({"reasoning": "b"}), chunk(finish="stop")
+    )
+    one = body(chunk({"reasoning": "b"}), chunk(finish="stop"))
+    allowed, _meaning = fingerprint.QUIRKS["reasoning_field"]
+    assert observe(both_in_one)["reasoning_field"] == "mixed"
+    assert observe(across)["reasoning_field"] == "mixed"
+    assert observe(one)["reasoning_field"] == "reasoning"
+    assert "mixed" in allowed

@@ -12,11 +12,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
-def test_make_help_lists_every_phony_target() -> None:
-    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    phony = re.search(r"^\.PHONY: (.+)$", makefile, re.MULTILINE)
-    assert phony is not None
+#: The widest a `make help` line may be: the project's line length.
+WIDTH = 100
+
+
+def make_help() -> str:
     done = subprocess.run(
         ["make", "-s", "--no-print-directory", "help"],
         cwd=ROOT,
@@ -26,7 +26,15 @@ def test_make_help_lists_every_phony_target() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    listed = {line.split()[0] for line in done.stdout.splitlines() if line.strip()}
+    return done.stdout
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_help_lists_every_phony_target() -> None:
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    phony = re.search(r"^\.PHONY: (.+)$", makefile, re.MULTILINE)
+    assert phony is not None
+    listed = {line.split()[0] for line in make_help().splitlines() if line.strip()}
     assert set(phony.group(1).split()) == listed
 
 
@@ -53,3 +61,16 @@ def test_make_record_passes_route_model_and_each_header() -> None:
     assert "--route portkey" in line and "--model 'kimi alias'" in line
     assert "--header 'x-portkey-provider: openai'" in line
     assert "--header 'x-portkey-custom-host: http://127.0.0.1:1/kimi/v1'" in line
+
+
+def test_make_help_shows_every_description_whole_and_within_the_width() -> None:
+    """Each `## ` line is one target's whole description: a second `## ` line would be dropped."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    described = [line for line in makefile.splitlines() if line.startswith("## ")]
+    shown = make_help().splitlines()
+    for line in described:
+        parsed = re.fullmatch(r"## ([a-z-]+): (.+)", line)
+        assert parsed is not None, f"not a `## target: description` line: {line!r}"
+        target, text = parsed.groups()
+        assert f"{target:<16}{text}" in shown, line
+    assert [line for line in shown if len(line) > WIDTH] == []

@@ -4,9 +4,11 @@ project, and the command says what is missing instead of a traceback."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,8 @@ from toolcall.harness import cli, locate
 from toolcall.harness.profiles import ProfileError
 
 ROOT = Path(__file__).resolve().parent.parent
+#: When this module was imported: a `build/` folder in the checkout newer than this was made by it.
+BEFORE = time.time()
 
 
 def run(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
@@ -24,9 +28,22 @@ def run(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[s
     )
 
 
+#: What a checkout holds that is not part of the source a wheel is built from.
+NOT_SOURCE = {".venv", ".git", "node_modules", "build", "dist", "reports", "toolcall.egg-info"}
+#: A cassette deleted since the last build, left behind in that build's folder.
+STALE = Path("build/lib/toolcall/suite/cassettes/deleted/gone.yaml")
+
+
 @pytest.fixture(scope="module")
 def installed_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The package built as a wheel and installed into a folder of its own."""
+    """The package built as a wheel and installed into a folder of its own.
+
+    Built from a copy of the checkout, because building leaves a `build/` folder behind; the copy
+    also holds a previous build's leftover cassette, which the wheel must not carry."""
+    source = tmp_path_factory.mktemp("source") / "toolcall"
+    shutil.copytree(ROOT, source, ignore=lambda _d, names: NOT_SOURCE.intersection(names))
+    (source / STALE).parent.mkdir(parents=True)
+    (source / STALE).write_text("interactions: []\n", encoding="utf-8")
     out = tmp_path_factory.mktemp("wheel")
     built = run(
         [
@@ -38,7 +55,7 @@ def installed_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "--no-build-isolation",
             "-w",
             str(out),
-            str(ROOT),
+            str(source),
         ],
         cwd=out,
     )
@@ -59,6 +76,8 @@ def test_the_wheel_ships_the_suite_and_runs_it_from_anywhere(
 ) -> None:
     suite = installed_wheel / "toolcall" / "suite"
     assert (suite / "providers.yaml").is_file()
+    assert not (suite / "cassettes" / "deleted").exists(), "a deleted cassette shipped"
+    assert not (ROOT / "build").exists() or (ROOT / "build").stat().st_mtime < BEFORE
     assert len(list((suite / "cassettes").glob("*/published/*.expected.json"))) >= 30
     code = (
         "import sys, toolcall; assert toolcall.__file__.startswith(sys.argv[1]); "

@@ -4,27 +4,33 @@ A copy (never this checkout's providers.yaml) gets the recipes' shell lines exac
 prints them, with the dummy key `anything` for `...` and the local simulator (`toolcall serve`)
 for the servers: the recording recipe records DeepSeek from the simulator's DeepSeek through
 `TOOLCALL_DEEPSEEK_BASE_URL`, the provider recipe adds `vllm` pointed at the simulator's GLM (the
-one provider with every scenario). Then the copy's whole `make test` must pass, this test
-deselected so it does not run itself.
+one provider with every scenario). Then the copy must pass the checks whose verdict depends on
+what the recipes wrote: conformance of the two providers they touched, and the test modules that
+hold providers.yaml and cassettes/ against the published evidence and the synthesis. The copy's
+whole `make test` runs too, as a slow test (`make check`): it proves the same once more, over
+everything, at the cost of the whole suite.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import yaml
 
-from toolcall.harness import serve
+from toolcall.harness import cli, serve
 from toolcall.harness.profiles import load_suite
 
 ROOT = Path(__file__).resolve().parents[1]
-SELF = "tests/test_recipes.py::test_the_write_recipes_end_with_make_test_green"
+#: The test modules whose verdict depends on providers.yaml and cassettes/ (besides conformance).
+DATA_CHECKS = ("tests/test_evidence.py", "tests/test_synthesize.py")
 #: What a checkout holds that is not the repository's own text.
 NOT_COPIED = {".venv", ".git", "node_modules", "build", "reports", ".pytest_cache", ".hypothesis"}
 
@@ -71,9 +77,20 @@ def _environment() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in keys and not k.startswith("TOOLCALL")}
 
 
-@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
-def test_the_write_recipes_end_with_make_test_green(tmp_path: Path) -> None:
-    repo = _copy(tmp_path / "repo")
+@dataclass
+class Followed:
+    """A copy of the repository after every write recipe, and the environment they ran in."""
+
+    repo: Path
+    env: dict[str, str]
+
+
+@pytest.fixture(scope="module")
+def followed(tmp_path_factory: pytest.TempPathFactory) -> Followed:
+    """Every write recipe followed in a copy, each line checked as it runs."""
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    repo = _copy(tmp_path_factory.mktemp("recipes") / "repo")
     env = _environment()
     with serve.serving(load_suite(ROOT)) as running:
         # Accepting: without ACCEPT=1 the change is printed as YAML and nothing is touched.
@@ -126,9 +143,31 @@ def test_the_write_recipes_end_with_make_test_green(tmp_path: Path) -> None:
     scan = recipe("Scanning for secrets")[0]
     done = _run(scan, repo, env)
     assert done.returncode == 0 and "secret scan: 0 hit(s)" in done.stdout, done.stdout[-2000:]
+    return Followed(repo, env)
 
-    # And the whole suite of the copy, this test excepted.
-    done = _run("make test", repo, {**env, "PYTEST_ADDOPTS": f"--deselect {SELF}"})
+
+def test_the_write_recipes_leave_a_copy_that_passes_its_data_checks(
+    followed: Followed, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for provider in ("deepseek", "vllm"):
+        report = followed.repo / "reports" / f"{provider}.json"
+        args = ["--root", str(followed.repo), "conformance", "--provider", provider]
+        assert cli.main([*args, "--json", str(report)]) == 0, capsys.readouterr().out[-3000:]
+        outcomes = json.loads(report.read_text("utf-8"))["outcomes"]
+        assert {o["status"] for o in outcomes} <= {"pass", "n/a"}, outcomes
+        assert "recorded" in {o["evidence"] for o in outcomes}, outcomes
+    line = f"{sys.executable} -m pytest -q -p no:cacheprovider {' '.join(DATA_CHECKS)}"
+    done = _run(line, followed.repo, followed.env)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-3000:]
+    assert re.search(r"\d+ passed", done.stdout), done.stdout[-2000:]
+
+
+@pytest.mark.slow
+def test_the_write_recipes_end_with_make_test_green(followed: Followed) -> None:
+    """The recipes end in `make test`, so the copy's whole `make test` must pass (the recipe tests
+    themselves deselected: they would copy the copy)."""
+    env = {**followed.env, "PYTEST_ADDOPTS": "--deselect tests/test_recipes.py"}
+    done = _run("make test", followed.repo, env)
     tail = done.stdout[-4000:] + done.stderr[-3000:]
     assert done.returncode == 0, tail
     assert re.search(r"\d+ passed", done.stdout) and " failed" not in done.stdout.splitlines()[-1]

@@ -267,6 +267,38 @@ def test_timeout_and_missing_key(suite_copy: Path, fake_provider: tuple[str, Beh
     assert len(behaviour.requests) == asked
 
 
+def test_a_key_a_header_cannot_carry_is_a_clear_error(
+    suite_copy: Path, fake_provider: tuple[str, Behaviour]
+) -> None:
+    url, behaviour = fake_provider
+    behaviour.body = _body_of(suite_copy, "glm", "single_call")
+    suite = load_suite(suite_copy)
+    provider = suite.providers["glm"]
+    for key in ("sk-\u201cpasted\u201d-0123456789abcdef", "sk-0123456789abcdef\n"):
+        options = RecordOptions(base_url=url, environ={provider.key_env: key})
+        with pytest.raises(RecordError) as refused:
+            record_cell(suite, provider, provider.cells["single_call"], options)
+        assert f"glm/single_call: {provider.key_env} holds non-ASCII" in str(refused.value)
+        assert key not in str(refused.value)
+    assert behaviour.requests == []
+
+
+@pytest.mark.parametrize("base_url", ["http://127.0.0.1:abc/v1", "http://a[b]/v1", "http:///v1"])
+def test_a_base_url_that_cannot_be_reached_is_a_clear_error(
+    suite_copy: Path,
+    base_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("ZHIPUAI_API_KEY", FAKE_KEY)
+    monkeypatch.setenv("TOOLCALL_GLM_BASE_URL", base_url)
+    args = ["--root", str(suite_copy), "record", "--provider", "glm", "--scenario", "single_call"]
+    assert cli.main(args) == 1
+    err = capsys.readouterr().err
+    assert "FAIL glm/single_call: the base URL from TOOLCALL_GLM_BASE_URL is not usable: " in err
+    assert "Traceback" not in err
+
+
 def test_drift_run_skips_providers_without_keys(
     suite_copy: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

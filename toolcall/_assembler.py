@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._closer import ObjectCloser
+from ._closer import JSON_WHITESPACE, ObjectCloser
 from ._diagnostics import Diagnostic
 from ._errors import LimitExceeded, StreamError, UsageError, check_limit, shown
 from ._fields import wire_arguments, wire_index, wire_object, wire_text
@@ -498,7 +498,7 @@ class Assembler:
     def _arguments_of(self, call: _Call) -> str:
         text = call.text()
         if not call.resend_at or _is_json_object(text):
-            return text
+            return _ending_at_the_close(text)
         resent = text[call.resend_at[-1] :]
         if _is_json_object(resent):
             self._note(
@@ -506,7 +506,7 @@ class Assembler:
                 call.index,
                 "a fragment re-sent all arguments so far; the re-sent text was kept",
             )
-            return resent
+            return _ending_at_the_close(resent)
         return text
 
     def _note(self, code: str, index: int | None, message: str) -> None:
@@ -555,6 +555,16 @@ def _read_attributes(delta: object) -> tuple[Any, Any, Any, Any, Any, Any]:
         arguments,
         getattr(delta, "extra_content", None),
     )
+
+
+def _ending_at_the_close(text: str) -> str:
+    """Arguments that are one JSON object end at the brace that closes it: JSON whitespace after
+    it is left out, as a `TurnBuilder` reports the call done at that brace (so the call reported
+    done is the call in the turn). Anything else is kept as it came, for validation to judge."""
+    if not text or text[-1] not in JSON_WHITESPACE:
+        return text
+    closed = text.rstrip(JSON_WHITESPACE)
+    return closed if closed.endswith("}") and _is_json_object(closed) else text
 
 
 def _is_json_object(text: str) -> bool:

@@ -18,7 +18,7 @@ import re
 # Inside a string only a quote or a backslash matters; outside, brackets and the opening quote.
 _IN_STRING = re.compile(r'["\\]')
 _OUTSIDE = re.compile(r'[{}\[\]"]')
-_JSON_WHITESPACE = " \t\n\r"
+JSON_WHITESPACE = " \t\n\r"
 
 
 class ObjectCloser:
@@ -44,7 +44,7 @@ class ObjectCloser:
         if self.spoiled:
             return False
         if self.closed:
-            if text.strip(_JSON_WHITESPACE):
+            if text.strip(JSON_WHITESPACE):
                 self.spoiled = True
             return False
         if self.in_string and not self.skip and '"' not in text and "\\" not in text:
@@ -68,7 +68,7 @@ class ObjectCloser:
                 else:
                     position += 1
                 continue
-            if self.depth == 0 and text[position:].lstrip(_JSON_WHITESPACE)[:1] not in ("{", ""):
+            if self.depth == 0 and text[position:].lstrip(JSON_WHITESPACE)[:1] not in ("{", ""):
                 self.spoiled = True
                 return False
             found = _OUTSIDE.search(text, position)
@@ -83,7 +83,7 @@ class ObjectCloser:
             else:
                 self.depth -= 1
                 if self.depth == 0:
-                    if text[position:].strip(_JSON_WHITESPACE):
+                    if text[position:].strip(JSON_WHITESPACE):
                         self.spoiled = True
                         return False
                     self.closed = True

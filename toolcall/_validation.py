@@ -15,12 +15,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ._closer import JSON_WHITESPACE
 from ._errors import ArgumentsError, TruncatedError
 from ._json import Refused, loads_arguments
 from ._types import ToolCall
 
 #: The four characters JSON allows between tokens (RFC 8259, section 2).
-_JSON_WHITESPACE = " \t\n\r"
 
 
 def parse_arguments(call: ToolCall, *, truncated: str | None = None) -> dict[str, Any]:
@@ -35,7 +35,7 @@ def parse_arguments(call: ToolCall, *, truncated: str | None = None) -> dict[str
         "call_id": call.id or None,
         "name": call.function.name,
     }
-    if not text.strip(_JSON_WHITESPACE):
+    if not text.strip(JSON_WHITESPACE):
         if truncated:
             raise TruncatedError(f"no arguments arrived ({truncated})", **context)
         # An empty string is how several providers send a call of a tool without parameters.
@@ -59,7 +59,7 @@ def parse_arguments(call: ToolCall, *, truncated: str | None = None) -> dict[str
                 f"(were parallel calls merged?): {_around(text, exc.pos)}",
                 **context,
             ) from None
-        if exc.pos >= len(text.rstrip(_JSON_WHITESPACE)):
+        if exc.pos >= len(text.rstrip(JSON_WHITESPACE)):
             raise ArgumentsError(
                 f"arguments end before the JSON is complete: {_tail(text)}", **context
             ) from None

@@ -14,14 +14,12 @@ import copy
 from typing import Any
 
 from ._assembler import _Call
-from ._closer import ObjectCloser
+from ._closer import JSON_WHITESPACE, ObjectCloser
 from ._errors import ArgumentsError
 from ._events import Event, ToolCallDone, ToolCallStarted, arguments_delta
 from ._json import loads_arguments
 from ._partial import ArgumentsChange, PartialArguments
 from ._types import ToolCall, ToolCallFunction
-
-_JSON_WHITESPACE = " \t\n\r"
 
 
 class CallWatcher:
@@ -45,13 +43,14 @@ class CallWatcher:
         self.views: dict[int, PartialArguments] = {}
 
     def fragment(self, call: _Call, fragment: str) -> None:
-        """Called by the assembler for every non-empty fragment it appended to `call`."""
+        """Called by the assembler for every non-empty fragment it appended to `call`.
+
+        A call's arguments end at the brace that closes them: JSON whitespace after it is not
+        reported (the assembler leaves it out of the turn too), so the call reported done, the
+        deltas before it and the call in `TurnDone` all say the same.
+        """
         if call.index not in self._started and call.name_parts:
             self._start(call)
-        if self.partial:
-            self.events.append(arguments_delta(call.index, fragment, self._read(call, fragment)))
-        else:
-            self.events.append(arguments_delta(call.index, fragment))
         closer = call.closer
         if closer is None:
             closer = call.closer = ObjectCloser()
@@ -61,10 +60,25 @@ class CallWatcher:
                 parsed = _object_or_none(fragment)
                 if parsed is not None:
                     closer.closed = True
+                    self._delta(call, fragment)
                     self._report_done(call, fragment, parsed)
                     return
-        if closer.feed(fragment) and call.name_parts:
+        elif closer.closed and not closer.spoiled and not fragment.strip(JSON_WHITESPACE):
+            return  # whitespace after the close
+        if not closer.feed(fragment):
+            self._delta(call, fragment)
+            return
+        self._delta(call, fragment.rstrip(JSON_WHITESPACE))
+        if call.name_parts:
             self._close(call, closer)
+
+    def _delta(self, call: _Call, fragment: str) -> None:
+        if not fragment:
+            return  # the fragment was whitespace after the close
+        if self.partial:
+            self.events.append(arguments_delta(call.index, fragment, self._read(call, fragment)))
+        else:
+            self.events.append(arguments_delta(call.index, fragment))
 
     def parsed(self, call: ToolCall) -> dict[str, Any] | None:
         """The arguments parsed when `call` was reported done, if they are its final text: the
@@ -109,7 +123,7 @@ class CallWatcher:
         self.events.append(ToolCallStarted(call.index, call.id, call.name()))
 
     def _close(self, call: _Call, closer: ObjectCloser) -> None:
-        text = call.text()
+        text = call.text().rstrip(JSON_WHITESPACE)
         parsed = _object_or_none(text)
         if parsed is None:
             closer.spoiled = True

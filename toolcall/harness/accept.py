@@ -172,7 +172,8 @@ def as_yaml(changes: Iterable[Change]) -> str:
 
 
 def apply(path: Path, changes: Iterable[Change]) -> None:
-    """Write the changes into providers.yaml at `path`, keeping everything else as it was."""
+    """Write the changes into providers.yaml at `path`, keeping everything else as it was; a change
+    that would leave a file no command can load is refused (`ProfileError`), the file untouched."""
     doc = roundtrip.load(path)
     for change in changes:
         profile = doc["providers"][change.provider]
@@ -200,7 +201,7 @@ def apply(path: Path, changes: Iterable[Change]) -> None:
                 if not quirks:
                     del entry["quirks"]
             entry["provenance"] = roundtrip.flow(provenance)
-    roundtrip.save(path, doc)
+    roundtrip.save(path, doc, "record --accept")
 
 
 def _flow_leaves(data: dict[str, Any]) -> Any:
@@ -304,7 +305,7 @@ def apply_routes(path: Path, changes: Iterable[RouteChange]) -> None:
         _sort(entries)
         if not entries:
             del profile["changes"]
-    roundtrip.save(path, doc)
+    roundtrip.save(path, doc, "record --accept")
 
 
 def _move_gap_to_next_route(routes: Any, key: str) -> None:

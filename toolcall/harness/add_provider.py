@@ -14,24 +14,24 @@ import re
 from pathlib import Path
 
 from . import roundtrip, scrub
-from .cassettes import write_atomically
-from .profiles import ProfileError, Suite, load_suite
+from .profiles import ProfileError, Suite
 
-_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
-_KEY_ENV = re.compile(r"^[A-Z][A-Z0-9_]*$")
+_NAME = re.compile(r"[a-z][a-z0-9_]*")
+_KEY_ENV = re.compile(r"[A-Z][A-Z0-9_]*")
 
 
 def add_provider(suite: Suite, name: str, *, base_url: str, key_env: str, model: str) -> Path:
     """Append `name`'s skeleton to the suite's providers.yaml; return the file's path."""
     where = f"add-provider {name}"
-    if not _NAME.match(name):
-        raise ProfileError(f"{where}: a provider name is lower case, [a-z][a-z0-9_]*")
+    if not _NAME.fullmatch(name):
+        raise ProfileError(f"add-provider {name!r}: a provider name is lower case, [a-z][a-z0-9_]*")
     if name in suite.providers:
         raise ProfileError(f"{where}: providers.yaml already has providers.{name}")
-    if not _KEY_ENV.match(key_env):
+    if not _KEY_ENV.fullmatch(key_env):
         raise ProfileError(f"{where}: --key-env names a variable, [A-Z][A-Z0-9_]*: {key_env!r}")
-    if not re.match(r"^https?://[^/]", base_url):
-        raise ProfileError(f"{where}: --base-url must be an http(s) URL: {base_url!r}")
+    problem = scrub.url_problem(base_url)
+    if problem is not None:
+        raise ProfileError(f"{where}: --base-url must be an http(s) URL: {problem}")
     if scrub.url(base_url) != base_url:
         raise ProfileError(
             f"{where}: --base-url carries credentials (userinfo, or a query value other than "
@@ -39,7 +39,6 @@ def add_provider(suite: Suite, name: str, *, base_url: str, key_env: str, model:
             f"goes in {key_env} and the rest in TOOLCALL_{name.upper()}_BASE_URL"
         )
     path = suite.root / "providers.yaml"
-    original = path.read_text(encoding="utf-8")
     doc = roundtrip.load(path)
     block = roundtrip.block()
     block["name"] = name
@@ -61,10 +60,5 @@ def add_provider(suite: Suite, name: str, *, base_url: str, key_env: str, model:
     providers.yaml_set_comment_before_after_key(
         name, before="\n" + "-" * 75 + f"\n{name}: added by toolcall add-provider", indent=2
     )
-    roundtrip.save(path, doc)
-    try:
-        load_suite(suite.root)
-    except ProfileError:
-        write_atomically(path, original)
-        raise
+    roundtrip.save(path, doc, f"add-provider {name}")
     return path

@@ -381,7 +381,13 @@ def _record(suite: Suite, args: argparse.Namespace) -> int:
         return _accept_route(suite, args, runs, todo, failed, drifted)
     changes = [accept.plan(suite, suite.providers[key], found) for key, found in runs.items()]
     if changes and args.accept:
-        accept.apply(suite.root / "providers.yaml", changes)
+        try:
+            accept.apply(suite.root / "providers.yaml", changes)
+        except ProfileError as exc:
+            print(f"toolcall: {exc}", file=sys.stderr)
+            print("the cassettes are written; the change that was refused, to merge by hand:")
+            print(accept.as_yaml(changes).rstrip())
+            return 2
         print(f"accepted into {_shown(suite.root / 'providers.yaml', suite)}:")
         print(accept.as_yaml(changes).rstrip())
     elif changes and not args.out:

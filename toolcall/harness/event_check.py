@@ -55,6 +55,8 @@ def event_problems(events: list[Event], turn: Turn) -> list[str]:
                 problems.append(f"call {event.index} started twice")
             started[event.index] = position
         elif isinstance(event, ArgumentsDelta):
+            if event.index in done:
+                problems.append(f"call {event.index} got an ArgumentsDelta after ToolCallDone")
             fragments[event.index].append(event.fragment)
         elif isinstance(event, ToolCallDone):
             index = event.call.index
@@ -70,8 +72,10 @@ def event_problems(events: list[Event], turn: Turn) -> list[str]:
         report = done.get(call.index)
         if report is None:
             problems.append(f"call {call.index} never done")
-        elif report.arguments != arguments or report.call.function.name != call.function.name:
+        elif report.arguments != arguments or report.call.function != call.function:
             problems.append(f"call {call.index} was done with other arguments or name")
+        elif (report.call.id, report.call.type) != (call.id, call.type):
+            problems.append(f"call {call.index} was done with another id or type")
         if call.index not in resent and "".join(fragments[call.index]) != call.function.arguments:
             problems.append(f"call {call.index}'s ArgumentsDelta do not join to its arguments")
     extra = set(started) - {call.index for call in turn.tool_calls}

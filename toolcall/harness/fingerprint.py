@@ -300,8 +300,10 @@ def _content_placeholder(views: Sequence[walk.ChunkView]) -> str | None:
 
 
 def _reasoning_field(views: Sequence[walk.ChunkView]) -> str | None:
-    fields = {k for v in views for k in ("reasoning_content", "reasoning") if v.delta.get(k)}
-    return "/".join(sorted(fields)) or None
+    """Which delta field carries the reasoning text; both is `mixed`, as for every other quirk
+    whose stream shows more than one kind (a value outside the vocabulary would make
+    `record --accept` write a providers.yaml nothing can load)."""
+    return _kinds(k for v in views for k in ("reasoning_content", "reasoning") if v.delta.get(k))
 
 
 def _usage(views: Sequence[walk.ChunkView], finish: walk.ChunkView | None) -> str:

@@ -9,6 +9,7 @@ in a profile would otherwise surface as a baffling drift report.
 
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import dataclass, field
 from importlib import resources
@@ -18,6 +19,8 @@ from typing import Any
 import yaml
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError, best_match
+
+from .cassettes import SAFE_LOADER
 
 #: The waiver key for "this recording's structure may differ from the synthesis".
 STRUCTURE = "structure"
@@ -146,10 +149,14 @@ class Suite:
         return body
 
 
-def load_suite(root: Path) -> Suite:
-    """Load and check `scenarios.yaml` and `providers.yaml` under `root`."""
+def load_suite(
+    root: Path, providers_text: str | None = None, routes_text: str | None = None
+) -> Suite:
+    """Load and check `scenarios.yaml`, `providers.yaml` and `routes.yaml` under `root`; with
+    `providers_text` or `routes_text`, that text stands in for its file (a write command checks
+    what it would write)."""
     scenarios_doc = _load(root / "scenarios.yaml", "scenarios.schema.json")
-    providers_doc = _load(root / "providers.yaml", "providers.schema.json")
+    providers_doc = _load(root / "providers.yaml", "providers.schema.json", providers_text)
     scenarios = {
         name: Scenario(
             name=name,
@@ -218,13 +225,15 @@ def load_suite(root: Path) -> Suite:
                 ]
             },
         )
-    return Suite(root=root, scenarios=scenarios, providers=providers, routes=load_routes(root))
+    return Suite(
+        root=root, scenarios=scenarios, providers=providers, routes=load_routes(root, routes_text)
+    )
 
 
-def load_routes(root: Path) -> dict[str, Route]:
-    """`routes.yaml` under `root`, checked: its schema, the quirk vocabulary of every change, and
-    that `carries_to` names a route of the file."""
-    doc = _load(root / "routes.yaml", "routes.schema.json")
+def load_routes(root: Path, text: str | None = None) -> dict[str, Route]:
+    """`routes.yaml` under `root` (or `text` in its place), checked: its schema, the quirk
+    vocabulary of every change, and that `carries_to` names a route of the file."""
+    doc = _load(root / "routes.yaml", "routes.schema.json", text)
     vocabulary = format_schema("providers.schema.json")["$defs"]["quirk_values"]["properties"]
     routes = {}
     for key, raw in doc["routes"].items():
@@ -271,26 +280,49 @@ def format_schema(name: str) -> dict[str, Any]:
     return schema
 
 
-def _load(path: Path, schema_name: str) -> dict[str, Any]:
-    try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ProfileError(f"{path} does not exist") from None
-    except yaml.YAMLError as exc:
-        raise ProfileError(f"{path.name}: not valid YAML: {exc}") from None
-    validator = Draft202012Validator(
-        format_schema(schema_name), format_checker=Draft202012Validator.FORMAT_CHECKER
-    )
-    error = best_match(validator.iter_errors(doc))
-    if error is not None:
-        where = ".".join(str(p) for p in error.absolute_path) or "(top level)"
-        raise ProfileError(f"{path.name}: {where}: {error.message}")
+def _load(path: Path, schema_name: str, text: str | None = None) -> dict[str, Any]:
+    """The document at `path` (or `text`, what a write command would put there), checked."""
+    if text is None:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ProfileError(f"{path} does not exist") from None
+    problem = _problem(text, schema_name)
+    if problem is not None:
+        raise ProfileError(f"{path.name}: {problem}")
+    doc = yaml.load(text, Loader=SAFE_LOADER)
     assert isinstance(doc, dict)
     return doc
 
 
-def _check_schema(schema: dict[str, Any], where: str) -> None:
+@functools.lru_cache(maxsize=16)
+def _problem(text: str, schema_name: str) -> str | None:
+    """What is wrong with a document, or None; remembered per text, because a test run loads the
+    same unchanged files hundreds of times and the schema check is most of a load's cost."""
     try:
-        Draft202012Validator.check_schema(schema)
+        doc = yaml.load(text, Loader=SAFE_LOADER)
+    except yaml.YAMLError as exc:
+        return f"not valid YAML: {exc}"
+    validator = Draft202012Validator(
+        format_schema(schema_name), format_checker=Draft202012Validator.FORMAT_CHECKER
+    )
+    error = best_match(validator.iter_errors(doc))
+    if error is None:
+        return None
+    where = ".".join(str(p) for p in error.absolute_path) or "(top level)"
+    return f"{where}: {error.message}"
+
+
+def _check_schema(schema: dict[str, Any], where: str) -> None:
+    problem = _schema_problem(json.dumps(schema, sort_keys=True))
+    if problem is not None:
+        raise ProfileError(f"{where}: not a valid JSON Schema: {problem}")
+
+
+@functools.lru_cache(maxsize=64)
+def _schema_problem(schema: str) -> str | None:
+    try:
+        Draft202012Validator.check_schema(json.loads(schema))
     except SchemaError as exc:
-        raise ProfileError(f"{where}: not a valid JSON Schema: {exc.message}") from None
+        return exc.message
+    return None

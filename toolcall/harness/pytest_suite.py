@@ -57,8 +57,12 @@ def parametrize(metafunc: pytest.Metafunc) -> None:
             metafunc.config.getoption("--toolcall-provider"),
             metafunc.config.getoption("--toolcall-scenario"),
         )
-        metafunc.parametrize(
-            "route_cassette", found, ids=[f"{p}@{r}-{s}" for p, r, s, _path in found]
+        _parametrize(
+            metafunc,
+            "route_cassette",
+            found,
+            [f"{p}@{r}-{s}" for p, r, s, _path in found],
+            "cassettes recorded through a route",
         )
     if "conformance_cell" in metafunc.fixturenames:
         _parametrize_cells(metafunc)
@@ -72,11 +76,34 @@ def _parametrize_cells(metafunc: pytest.Metafunc) -> None:
         cells = _suite(config).cells(provider, scenario)
     except ProfileError as exc:
         raise pytest.UsageError(str(exc)) from None
-    metafunc.parametrize(
+    _parametrize(
+        metafunc,
         "conformance_cell",
         [(p, c) for p, _s, c in cells],
-        ids=[f"{p.key}-{s.name}" for p, s, _c in cells],
+        [f"{p.key}-{s.name}" for p, s, _c in cells],
+        "provider x scenario cells",
     )
+
+
+def _parametrize(
+    metafunc: pytest.Metafunc, name: str, values: list[Any], ids: list[str], what: str
+) -> None:
+    """One test per value; when a narrowed run selects none, one skipped test that says what was
+    selected, instead of pytest's `got empty parameter set`."""
+    if values:
+        metafunc.parametrize(name, values, ids=ids)
+        return
+    config = metafunc.config
+    narrowed = [
+        f"{option}={config.getoption(option)}"
+        for option in ("--toolcall-provider", "--toolcall-scenario")
+        if config.getoption(option)
+    ]
+    reason = f"no {what} selected by {' '.join(narrowed) or 'this run'}"
+    if what == "published recordings" and config.getoption("--toolcall-scenario"):
+        reason += " (a published recording belongs to no scenario)"
+    skipped = pytest.param(None, marks=pytest.mark.skip(reason=reason))
+    metafunc.parametrize(name, [skipped], ids=["none-selected"])
 
 
 def cell_outcome(config: pytest.Config, cell: tuple[Provider, Cell]) -> Outcome:
@@ -98,7 +125,13 @@ def _parametrize_recordings(metafunc: pytest.Metafunc) -> None:
             )
         except published.PublishedError as exc:
             raise pytest.UsageError(str(exc)) from None
-    metafunc.parametrize("published_recording", recordings, ids=[r.id for r in recordings])
+    _parametrize(
+        metafunc,
+        "published_recording",
+        recordings,
+        [r.id for r in recordings],
+        "published recordings",
+    )
 
 
 def recording_outcome(config: pytest.Config, recording: published.Recording) -> Outcome:
@@ -126,7 +159,7 @@ def _parametrize_cases(metafunc: pytest.Metafunc) -> None:
     except (ProfileError, matrix.MatrixError, published.PublishedError) as exc:
         raise pytest.UsageError(str(exc)) from None
     cases = [ToolcallCase(c) for c in found]
-    metafunc.parametrize("toolcall_case", cases, ids=[c.id for c in cases])
+    _parametrize(metafunc, "toolcall_case", cases, [c.id for c in cases], "cases")
 
 
 ANSWER_SHAPE = (

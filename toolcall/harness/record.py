@@ -94,22 +94,30 @@ class RecordOptions:
     sleep: Callable[[float], None] = time.sleep
 
 
-def base_url_for(provider: Provider, options: RecordOptions) -> str:
-    """Flag first, then `TOOLCALL_<PROVIDER>_BASE_URL`, then the profile (gateways, proxies)."""
+def base_url_for(provider: Provider, options: RecordOptions) -> tuple[str, str]:
+    """The base URL and where it came from: the flag first, then `TOOLCALL_<PROVIDER>_BASE_URL`,
+    then the profile (gateways, proxies)."""
     variable = f"TOOLCALL_{provider.key.upper()}_BASE_URL"
-    return (options.base_url or options.environ.get(variable) or provider.base_url).rstrip("/")
+    for address, source in [
+        (options.base_url, "--base-url"),
+        (options.environ.get(variable), variable),
+        (provider.base_url, f"providers.{provider.key}.base_url"),
+    ]:
+        if address:
+            return address.rstrip("/"), source
+    raise AssertionError("unreachable: a profile always has a base_url")
 
 
-def route_for(suite: Suite, provider: Provider, options: RecordOptions) -> tuple[Route, str]:
-    """The route a recording goes through and the base URL it is sent to.
+def route_for(suite: Suite, provider: Provider, options: RecordOptions) -> tuple[Route, str, str]:
+    """The route a recording goes through, the base URL it is sent to, and where that URL came
+    from (for an error that names it).
 
     Without a named route only the provider's own base URL is taken: a stream from anywhere
     else would be credited to the provider. A named route's base URL is the flag's, else the
     route's own (a gateway has none: each installation is somewhere else).
     """
-    given = options.base_url or options.environ.get(f"TOOLCALL_{provider.key.upper()}_BASE_URL")
     if options.route is None:
-        base = base_url_for(provider, options)
+        base, source = base_url_for(provider, options)
         if base != provider.base_url:
             others = ", ".join(k for k in suite.routes if k != DIRECT)
             raise RecordError(
@@ -118,20 +126,25 @@ def route_for(suite: Suite, provider: Provider, options: RecordOptions) -> tuple
                 f"routes.yaml has {others}), or ROUTE=direct for another domain of "
                 f"{provider.name} itself. Nothing recorded."
             )
-        return suite.route(DIRECT), base
+        return suite.route(DIRECT), base, source
     try:
         route = suite.route(options.route)
     except ProfileError as exc:
         raise RecordError(f"{provider.key}: {exc}") from None
     if route.kind == DIRECT:
-        return route, base_url_for(provider, options)
-    base = (given or route.base_url or "").rstrip("/")
-    if not base:
-        raise RecordError(
-            f"{provider.key}: route {route.key} ({route.kind}) has no base URL of its own; give "
-            "yours with BASE_URL= (--base-url)"
-        )
-    return route, base
+        return (route, *base_url_for(provider, options))
+    variable = f"TOOLCALL_{provider.key.upper()}_BASE_URL"
+    for address, source in [
+        (options.base_url, "--base-url"),
+        (options.environ.get(variable), variable),
+        (route.base_url, f"routes.{route.key}.base_url"),
+    ]:
+        if address:
+            return route, address.rstrip("/"), source
+    raise RecordError(
+        f"{provider.key}: route {route.key} ({route.kind}) has no base URL of its own; give "
+        "yours with BASE_URL= (--base-url)"
+    )
 
 
 def record_cell(suite: Suite, provider: Provider, cell: Cell, options: RecordOptions) -> Recorded:
@@ -139,13 +152,21 @@ def record_cell(suite: Suite, provider: Provider, cell: Cell, options: RecordOpt
     key = options.environ.get(provider.key_env, "")
     if not key:
         raise RecordError(f"{where}: set {provider.key_env} to record {provider.name}")
+    if not (key.isascii() and key.isprintable()):
+        raise RecordError(
+            f"{where}: {provider.key_env} holds non-ASCII or control characters, which an HTTP "
+            "header cannot carry; a key is plain ASCII (a stray quote or space from a paste?)"
+        )
     keys = [
         key,
         *(value for _name, value in options.headers),
         *secrets.key_values([p.key_env for p in suite.providers.values()], options.environ),
     ]
-    route, base = route_for(suite, provider, options)
+    route, base, source = route_for(suite, provider, options)
     where = f"{provider.key}@{route.key}/{cell.scenario}" if route.key != DIRECT else where
+    problem = scrub.url_problem(base)
+    if problem is not None:
+        raise RecordError(f"{where}: the base URL from {source} is not usable: {problem}")
     request_body = suite.request_body(provider, cell)
     if options.model:
         request_body["model"] = options.model

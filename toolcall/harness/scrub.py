@@ -74,6 +74,32 @@ def printable(text: str, keys: Iterable[str], limit: int = DETAIL_LENGTH) -> str
     return clean if len(clean) <= limit else clean[:limit] + "..."
 
 
+def url_problem(address: str) -> str | None:
+    """What keeps `address` from being an http(s) base URL the recorder can reach, or None.
+
+    Checked in full before anything is written or sent (scheme, host, port), because
+    `urlsplit` accepts a port it cannot read (`:abc`) and raises a bare ValueError on a bracket.
+    The address itself is never part of the answer: it may carry credentials.
+    """
+    if any(not c.isprintable() or c.isspace() for c in address):
+        return "it holds whitespace or control characters"
+    try:
+        parts = urlsplit(address)
+    except ValueError as exc:
+        return f"it is not a valid URL ({exc})"
+    if parts.scheme not in ("http", "https"):
+        return "it must start with http:// or https://"
+    if not parts.hostname:
+        return "it names no host"
+    try:
+        port = parts.port
+    except ValueError:
+        port = 0
+    if port == 0:
+        return "its port must be a number from 1 to 65535"
+    return None
+
+
 def url(address: str) -> str:
     """`address` without userinfo and with only allow-listed query values."""
     parts = urlsplit(address)

@@ -6,7 +6,8 @@ OAuth `ya29.`, Groq `gsk_`, Zhipu's `id.secret`), credentials in a header's form
 `Basic`, any case), in a URL's userinfo, or assigned to a key-like name (`api_key=`, `"token":`;
 this is how a UUID-shaped Volcengine Ark key is told from a chunk id, which is a UUID too), JWTs,
 and the value of every key variable set in the environment. Each line is also read with its JSON
-escapes undone, because a provider may echo a key as `sk\\u002dproj...`.
+escapes undone, because a provider may echo a key as `sk\\u002dproj...`, and every quoted YAML
+string is read as YAML reads it (its escapes undone, its folded lines joined).
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+import yaml
+
+from .cassettes import SAFE_LOADER
 from .scrub import key_pattern, searchable
 
 _VALUE = r"(?!<API_KEY>|<REDACTED>)[A-Za-z0-9._~+/=-]{16,}"
@@ -33,12 +37,18 @@ PATTERNS: dict[str, re.Pattern[str]] = {
         r"\b(?i:basic)\s+(?=[A-Za-z0-9+/]*[A-Z][A-Za-z0-9+/]*[A-Z])(?=[A-Za-z0-9+/]*[a-z])"
         r"[A-Za-z0-9+/]{12,}={0,2}"
     ),
-    "url-credentials": re.compile(r"\b[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@"),
+    # Anchored on the one scheme character before `://`, not on where the scheme starts: a
+    # scheme-shaped run has no bound, and re-reading it from every start was quadratic.
+    "url-credentials": re.compile(r"[A-Za-z0-9+.-]://[^/\s:@]+:[^/\s@]+@"),
     "assigned-credential": re.compile(
         r"(?i:api[_-]?key|access[_-]?token|token|secret|password|subscription[_-]?key)"
         r"[\"']?\s*[:=]\s*[\"']?" + _VALUE
     ),
-    "jwt": re.compile(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    # Starts only where a run of token characters starts, so `eyJeyJ...` is read once, not once
+    # per `eyJ` in it.
+    "jwt": re.compile(
+        r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
+    ),
 }
 
 _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\/")
@@ -81,14 +91,45 @@ def mask(text: str) -> str:
 
 
 def scan_text(text: str, path: Path, known: Iterable[str] = ()) -> list[Hit]:
-    hits = []
+    """Every hit in `text`: each line as written, and each quoted YAML string as YAML reads it."""
+    hits: dict[Hit, None] = {}
     values = searchable(known)
-    for number, line in enumerate(text.splitlines(), start=1):
-        hits += [Hit(path, number, kind) for kind in kinds(line)]
-        hits += [
-            Hit(path, number, "configured key value") for v in values if key_pattern(v).search(line)
-        ]
-    return hits
+    lines = [(number, line) for number, line in enumerate(text.splitlines(), start=1)]
+    for number, line in lines + _quoted_strings(text):
+        hits.update(dict.fromkeys(Hit(path, number, kind) for kind in kinds(line)))
+        hits.update(
+            dict.fromkeys(
+                Hit(path, number, "configured key value")
+                for v in values
+                if key_pattern(v).search(line)
+            )
+        )
+    return list(hits)
+
+
+def _quoted_strings(text: str) -> list[tuple[int, str]]:
+    """The lines of every quoted string of `text` read as YAML, each numbered by the line its
+    string starts on. A double-quoted body (what the cassette writer makes of a body holding CR,
+    NEL, LS or PS) doubles each backslash, so a JSON escape in it (`sk\\u002dproj`) is not a JSON
+    escape on the line, and a long one is folded over lines, escapes and all; read as YAML, it is
+    the body again. Text that is not YAML has none."""
+    try:
+        root = yaml.compose(text, Loader=SAFE_LOADER)
+    except yaml.YAMLError:
+        return []
+    found: list[tuple[int, str]] = []
+    todo = [root] if root is not None else []
+    while todo:
+        node = todo.pop()
+        if isinstance(node, yaml.ScalarNode):
+            if node.style in ('"', "'"):
+                line = node.start_mark.line + 1
+                found += [(line, part) for part in node.value.splitlines()]
+        elif isinstance(node, yaml.SequenceNode):
+            todo += node.value
+        elif isinstance(node, yaml.MappingNode):
+            todo += [part for pair in node.value for part in pair]
+    return found
 
 
 def scan(paths: Iterable[Path], known: Iterable[str] = ()) -> list[Hit]:

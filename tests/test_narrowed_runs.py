@@ -1,0 +1,46 @@
+"""A conformance run narrowed by SCENARIO or PROVIDER says what it selected, and a typo is one line.
+
+`make conformance SCENARIO=...` passes `--toolcall-scenario`; published recordings belong to no
+scenario, so such a run selects none of them, which must read as that, not as pytest's `got empty
+parameter set`.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_run(*options: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs"]
+    return subprocess.run(
+        [*command, "tests/test_conformance.py", *options],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def test_a_scenario_selects_no_recordings_and_says_so() -> None:
+    done = pytest_run("--toolcall-provider=gemini", "--toolcall-scenario=single_call")
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out[-3000:]
+    assert "empty parameter set" not in out
+    assert (
+        "no published recordings selected by --toolcall-provider=gemini "
+        "--toolcall-scenario=single_call (a published recording belongs to no scenario)"
+    ) in out
+    assert "1 passed, 1 skipped" in out
+
+
+def test_a_typo_in_the_selection_is_one_line() -> None:
+    done = pytest_run("--toolcall-scenario=singel_call")
+    assert done.returncode == 4
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert done.stderr.startswith("ERROR: unknown scenario 'singel_call'; known: ")
+    assert "Traceback" not in done.stdout + done.stderr
