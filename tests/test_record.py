@@ -293,9 +293,9 @@ def test_a_base_url_that_cannot_be_reached_is_a_clear_error(
     monkeypatch.setenv("ZHIPUAI_API_KEY", FAKE_KEY)
     monkeypatch.setenv("TOOLCALL_GLM_BASE_URL", base_url)
     args = ["--root", str(suite_copy), "record", "--provider", "glm", "--scenario", "single_call"]
-    assert cli.main(args) == 1
+    assert cli.main(args) == 2  # refused before anything is sent, like any other bad choice
     err = capsys.readouterr().err
-    assert "FAIL glm/single_call: the base URL from TOOLCALL_GLM_BASE_URL is not usable: " in err
+    assert "toolcall: glm: the base URL from TOOLCALL_GLM_BASE_URL is not usable: " in err
     assert "Traceback" not in err
 
 

@@ -149,12 +149,10 @@ class Suite:
         return body
 
 
-def load_suite(
-    root: Path, providers_text: str | None = None, routes_text: str | None = None
-) -> Suite:
+def load_suite(root: Path, providers_text: str | None = None) -> Suite:
     """Load and check `scenarios.yaml`, `providers.yaml` and `routes.yaml` under `root`; with
-    `providers_text` or `routes_text`, that text stands in for its file (a write command checks
-    what it would write)."""
+    `providers_text`, that text stands in for providers.yaml (a write command checks what it
+    would write; `load_routes` takes the same for routes.yaml)."""
     scenarios_doc = _load(root / "scenarios.yaml", "scenarios.schema.json")
     providers_doc = _load(root / "providers.yaml", "providers.schema.json", providers_text)
     scenarios = {
@@ -225,9 +223,7 @@ def load_suite(
                 ]
             },
         )
-    return Suite(
-        root=root, scenarios=scenarios, providers=providers, routes=load_routes(root, routes_text)
-    )
+    return Suite(root=root, scenarios=scenarios, providers=providers, routes=load_routes(root))
 
 
 def load_routes(root: Path, text: str | None = None) -> dict[str, Route]:

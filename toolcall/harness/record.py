@@ -114,10 +114,12 @@ def route_for(suite: Suite, provider: Provider, options: RecordOptions) -> tuple
 
     Without a named route only the provider's own base URL is taken: a stream from anywhere
     else would be credited to the provider. A named route's base URL is the flag's, else the
-    route's own (a gateway has none: each installation is somewhere else).
+    route's own (a gateway has none: each installation is somewhere else). A base URL that
+    cannot be used (no host, a port that is not a number) is refused first, before anything is
+    sent, naming where it came from.
     """
     if options.route is None:
-        base, source = base_url_for(provider, options)
+        base, source = _usable(provider, *base_url_for(provider, options))
         if base != provider.base_url:
             others = ", ".join(k for k in suite.routes if k != DIRECT)
             raise RecordError(
@@ -132,7 +134,7 @@ def route_for(suite: Suite, provider: Provider, options: RecordOptions) -> tuple
     except ProfileError as exc:
         raise RecordError(f"{provider.key}: {exc}") from None
     if route.kind == DIRECT:
-        return (route, *base_url_for(provider, options))
+        return (route, *_usable(provider, *base_url_for(provider, options)))
     variable = f"TOOLCALL_{provider.key.upper()}_BASE_URL"
     for address, source in [
         (options.base_url, "--base-url"),
@@ -140,11 +142,18 @@ def route_for(suite: Suite, provider: Provider, options: RecordOptions) -> tuple
         (route.base_url, f"routes.{route.key}.base_url"),
     ]:
         if address:
-            return route, address.rstrip("/"), source
+            return (route, *_usable(provider, address.rstrip("/"), source))
     raise RecordError(
         f"{provider.key}: route {route.key} ({route.kind}) has no base URL of its own; give "
         "yours with BASE_URL= (--base-url)"
     )
+
+
+def _usable(provider: Provider, base: str, source: str) -> tuple[str, str]:
+    problem = scrub.url_problem(base)
+    if problem is not None:
+        raise RecordError(f"{provider.key}: the base URL from {source} is not usable: {problem}")
+    return base, source
 
 
 def record_cell(suite: Suite, provider: Provider, cell: Cell, options: RecordOptions) -> Recorded:
@@ -162,11 +171,8 @@ def record_cell(suite: Suite, provider: Provider, cell: Cell, options: RecordOpt
         *(value for _name, value in options.headers),
         *secrets.key_values([p.key_env for p in suite.providers.values()], options.environ),
     ]
-    route, base, source = route_for(suite, provider, options)
+    route, base, _source = route_for(suite, provider, options)
     where = f"{provider.key}@{route.key}/{cell.scenario}" if route.key != DIRECT else where
-    problem = scrub.url_problem(base)
-    if problem is not None:
-        raise RecordError(f"{where}: the base URL from {source} is not usable: {problem}")
     request_body = suite.request_body(provider, cell)
     if options.model:
         request_body["model"] = options.model

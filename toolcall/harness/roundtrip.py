@@ -22,7 +22,7 @@ from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
 from .cassettes import write_atomically
-from .profiles import ProfileError, load_suite
+from .profiles import ProfileError, load_routes, load_suite
 
 
 class _Representer(RoundTripRepresenter):
@@ -67,7 +67,7 @@ def save(path: Path, document: Any, command: str) -> None:
     text = dump(document)
     try:
         if path.name == "routes.yaml":
-            load_suite(path.parent, routes_text=text)
+            load_routes(path.parent, text)
         else:
             load_suite(path.parent, providers_text=text)
     except ProfileError as exc:
