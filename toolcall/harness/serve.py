@@ -37,8 +37,29 @@ masked, parsed body), in process (`Running.requests()`) and over HTTP (`GET /_to
 `DELETE` empties it), so a test can compare what a gateway forwarded with the scenario's request.
 A body over `CAPTURED_BODY_BYTES` is kept as its size only: memory stays bounded whatever arrives.
 
-Everything here is the standard library's `http.server`: a test tool must not
-need more than the suite it serves.
+It is a server on the user's machine that clients broken on purpose talk to, so it holds
+itself to limits (the checks on input are in `serve_input`):
+
+- it reads nothing it was not asked for: a recording name is looked up among the recordings
+  that exist, never joined to a path, and an unknown name gets the same 404 whether or not
+  some file of that name exists elsewhere;
+- it answers only the host names it was started for (the loopback names, `--host`, and
+  `--allow-host`), with 421 otherwise: a web page that resolves its own name to 127.0.0.1
+  (DNS rebinding) still sends its own name;
+- every malformed request gets a 4xx in the OpenAI error shape before any 200: a body that is
+  not a JSON object or is nested past the decoder, a bad `Content-Length` or one over 16 MiB
+  (413, refused before reading), a bad `X-Toolcall-Delay-Ms`; a bug here is a 500, never an
+  empty reply. A refusal sent before the body was read closes the connection, or the body
+  would be read as the next request;
+- a connection silent for `IDLE_TIMEOUT` is closed, at most `MAX_HANDLERS` are served at once
+  (one more gets a 503 from the accept loop, which never blocks), and the listen backlog is
+  `LISTEN_BACKLOG`, so a burst of clients queues instead of being reset.
+
+The idle timeout is per read, not a deadline for the whole request: a client sending one
+header byte every few seconds keeps its thread, but only one of `MAX_HANDLERS`; a deadline
+would need a selector loop of our own. Everything here is the standard library's `http.server`:
+a test tool must not need more than the suite it serves, and these limits fit in a few
+overrides of it.
 """
 
 from __future__ import annotations
@@ -49,21 +70,27 @@ import socket
 import sys
 import threading
 import time
+import traceback
 from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from . import cassettes, published
+from . import cassettes, published, serve_input
 from .profiles import Suite
 
 FAULTS = ("cut", "429", "500", "drip", "keepalive")
 DEFAULT_DRIP_MS = 50
 FAULT_SEGMENT = "fault"
 CAPTURE_PATH = "/_toolcall/requests"
+IDLE_TIMEOUT = 30.0  # seconds a connection may stay silent, between requests or within one
+MAX_HANDLERS = 256  # connections served at once; a thread each
+LISTEN_BACKLOG = 1024  # the kernel caps it at net.core.somaxconn
 CAPTURED = 64
 CAPTURED_BODY_BYTES = 1024 * 1024
 # Masked in captured headers: a gateway forwards the client's key, and captures are printed.
@@ -207,7 +234,13 @@ class Catalogue:
             )
         scenario = scenario or self._match(self.suite, request)
         if scenario.startswith(published.PUBLISHED + "/"):
-            path = self.suite.cassettes / provider / f"{scenario}.yaml"
+            stem = scenario.removeprefix(published.PUBLISHED + "/")
+            recordings = self._published(self.suite, provider)
+            if stem not in recordings:  # the name is looked up, never joined to a path
+                raise NoCassette(
+                    f"no published recording {stem!r} for {provider}; known: {sorted(recordings)}"
+                )
+            path = recordings[stem]
         else:
             cell = self.suite.providers[provider].cells.get(scenario)
             if cell is None:
@@ -220,6 +253,12 @@ class Catalogue:
         if not path.is_file():
             raise NoCassette(f"no cassette for {provider}/{scenario}")
         return cassettes.response_body(cassettes.load(path))
+
+    @staticmethod
+    def _published(suite: Suite, provider: str) -> dict[str, Path]:
+        """The provider's published recordings by name: the only names a request may use."""
+        folder = suite.cassettes / provider / published.PUBLISHED
+        return {path.name.removesuffix(".yaml"): path for path in folder.glob("*.yaml")}
 
     @staticmethod
     def _match(suite: Suite, request: Mapping[str, Any]) -> str:
@@ -249,9 +288,12 @@ def events(body: bytes) -> list[bytes]:
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.1"
+    _replied = False  # a status line went out for the current request
+    _body_pending = False  # the current request has a body not read yet
 
     def setup(self) -> None:
         super().setup()
+        self.connection.settimeout(self.server.idle_timeout)  # per read: idle clients let go
         # Headers and a short body go out in two writes; without NODELAY the second waits for
         # the client's delayed ACK (about 40 ms a request on a kept-alive connection).
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -260,7 +302,68 @@ class _Handler(BaseHTTPRequestHandler):
         if self.server.verbose:
             super().log_message(format, *args)
 
+    def handle_one_request(self) -> None:
+        self._replied = False
+        self._body_pending = False
+        super().handle_one_request()
+
+    def parse_request(self) -> bool:
+        if not super().parse_request():
+            return False
+        self._body_pending = any(h in self.headers for h in ("Content-Length", "Transfer-Encoding"))
+        try:
+            serve_input.check_host(self.headers.get("Host"), self.server.allowed_hosts)
+        except serve_input.Refused as exc:
+            self._refuse(exc)
+            return False
+        return True
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        self._replied = True
+        super().send_response(code, message)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """http.server's own refusals (a bad request line, too many headers, an unknown
+        method) in the same JSON shape as ours."""
+        self.close_connection = True
+        if self._replied:
+            return
+        text = message or explain or HTTPStatus(code).phrase
+        kind = "server_error" if code >= 500 else "invalid_request_error"
+        self._json(code, _error(kind, text), close=True)
+
     def do_GET(self) -> None:
+        self._guarded(self._get)
+
+    def do_POST(self) -> None:
+        self._guarded(self._post)
+
+    def do_DELETE(self) -> None:
+        self._guarded(self._delete)
+
+    def _guarded(self, action: Callable[[], None]) -> None:
+        """Every request gets an answer: a refusal as its 4xx, a timeout as 408, a bug in this
+        server as a 500 (and its traceback on stderr), never an empty reply."""
+        try:
+            action()
+        except serve_input.Refused as exc:
+            self._refuse(exc)
+        except TimeoutError:
+            self._refuse(serve_input.Refused(408, "timeout", "the request stopped arriving"))
+        except ConnectionError:
+            self.close_connection = True
+        except Exception as exc:
+            traceback.print_exc(file=sys.stderr)
+            failure = f"the server failed on this request ({type(exc).__name__}: {exc})"
+            self._refuse(serve_input.Refused(500, "server_error", failure))
+
+    def _refuse(self, refusal: serve_input.Refused) -> None:
+        if self._replied:  # too late for a status: end the stream short instead
+            self.close_connection = True
+            return
+        self._json(refusal.status, _error(refusal.kind, refusal.message))
+
+    def _get(self) -> None:
         suite = self.server.catalogue.suite
         if urlsplit(self.path).path == CAPTURE_PATH:
             received = self.server.catalogue.requests()
@@ -272,41 +375,28 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._json(404, _error("not_found", "only POST …/chat/completions is served"))
 
-    def do_DELETE(self) -> None:
+    def _delete(self) -> None:
         if urlsplit(self.path).path == CAPTURE_PATH:
             self._json(200, {"cleared": self.server.catalogue.clear_requests()})
             return
         self._json(404, _error("not_found", f"only DELETE {CAPTURE_PATH} is served"))
 
-    def do_POST(self) -> None:
+    def _post(self) -> None:
         url = urlsplit(self.path)
         try:
             chosen = route(url.path)
         except BadRoute as exc:
-            self._json(404, _error("not_found", str(exc)))
-            return
+            raise serve_input.Refused(404, "not_found", str(exc)) from None
         if chosen is None:
-            self._json(404, _error("not_found", "only POST …/chat/completions is served"))
-            return
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length)
-        try:
-            request = json.loads(raw or b"{}")
-        except ValueError:
-            request = None
+            raise serve_input.Refused(404, "not_found", "only POST …/chat/completions is served")
+        raw = self._read_body()
         headers = masked(dict(self.headers.items()))
-        self.server.catalogue.capture(
-            Received(
-                "POST",
-                self.path,
-                headers,
-                request if len(raw) <= CAPTURED_BODY_BYTES else None,
-                len(raw),
-            )
-        )
-        if request is None:
-            self._json(400, _error("invalid_request_error", "the body is not JSON"))
-            return
+        try:
+            request = serve_input.request_object(raw)
+        finally:
+            kept = len(raw) <= CAPTURED_BODY_BYTES
+            parsed = _parsed_or_none(raw) if kept else None
+            self.server.catalogue.capture(Received("POST", self.path, headers, parsed, len(raw)))
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
         fault = chosen.fault or headers.get("x-toolcall-fault") or query.get("fault")
         if fault is not None and fault not in FAULTS:
@@ -336,10 +426,38 @@ class _Handler(BaseHTTPRequestHandler):
         except NoCassette as exc:
             self._json(404, _error("not_found", str(exc)))
             return
-        delay = float(
-            headers.get("x-toolcall-delay-ms") or (DEFAULT_DRIP_MS if fault == "drip" else 0)
-        )
-        self._stream(events(body), fault=fault, delay=delay / 1000)
+        default_ms = DEFAULT_DRIP_MS if fault == "drip" else 0
+        delay = serve_input.delay_seconds(headers.get("x-toolcall-delay-ms"), default_ms)
+        self._stream(events(body), fault=fault, delay=delay)
+
+    def _read_body(self) -> bytes:
+        """The whole body, framed by Content-Length or chunked, within MAX_BODY_BYTES."""
+        encodings = [e.strip().lower() for e in self.headers.get_all("Transfer-Encoding") or []]
+        lengths = self.headers.get_all("Content-Length") or []
+        if encodings and lengths:
+            raise serve_input.Refused(
+                400,
+                "invalid_request_error",
+                "both Transfer-Encoding and Content-Length: send one",
+            )
+        if encodings:
+            if encodings != ["chunked"]:
+                raise serve_input.Refused(
+                    400,
+                    "invalid_request_error",
+                    f"Transfer-Encoding {', '.join(encodings)!r} is not served; "
+                    "send Content-Length or chunked",
+                )
+            raw = serve_input.read_chunked(self.rfile)
+        else:
+            length = serve_input.content_length(lengths)
+            raw = self.rfile.read(length)
+            if len(raw) < length:
+                raise serve_input.Refused(
+                    400, "invalid_request_error", f"the body ended after {len(raw)} bytes"
+                )
+        self._body_pending = False
+        return raw
 
     def _stream(self, pieces: list[bytes], *, fault: str | None, delay: float) -> None:
         self.send_response(200)
@@ -348,44 +466,102 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         stop = len(pieces) // 2 if fault == "cut" else len(pieces)
-        try:
-            for piece in pieces[:stop]:
-                if delay:
-                    time.sleep(delay)
-                if fault == "keepalive":
-                    self._chunk(b": keep-alive\n\n")
-                self._chunk(piece)
-            if fault == "cut":
-                self.close_connection = True
-                self.wfile.flush()
-                return  # no terminating chunk: the client sees the connection drop mid-stream
-            self.wfile.write(b"0\r\n\r\n")
-            self.wfile.flush()
-        except (BrokenPipeError, ConnectionResetError):
+        for piece in pieces[:stop]:
+            if delay:
+                time.sleep(delay)
+            if fault == "keepalive":
+                self._chunk(b": keep-alive\n\n")
+            self._chunk(piece)
+        if fault == "cut":
             self.close_connection = True
+            self.wfile.flush()
+            return  # no terminating chunk: the client sees the connection drop mid-stream
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
 
     def _chunk(self, data: bytes) -> None:
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
         self.wfile.flush()
 
-    def _json(self, status: int, document: Any, headers: Mapping[str, str] | None = None) -> None:
+    def _json(
+        self,
+        status: int,
+        document: Any,
+        headers: Mapping[str, str] | None = None,
+        *,
+        close: bool = False,
+    ) -> None:
+        """Send `document`; close the connection when the request's body was not read, or it
+        would be read as the next request."""
         data = json.dumps(document).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         for name, value in (headers or {}).items():
             self.send_header(name, value)
+        if close or self._body_pending:
+            self.send_header("Connection", "close")  # http.server then closes after the reply
         self.end_headers()
         self.wfile.write(data)
 
 
 class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+    """`ThreadingHTTPServer` with limits: at most `max_handlers` connections served at once
+    (one more gets a 503 straight from the accept loop, which never blocks), a listen backlog
+    for bursts of clients, and `stop()` that does not wait for clients keeping a connection."""
 
-    def __init__(self, address: tuple[str, int], catalogue: Catalogue, verbose: bool) -> None:
+    daemon_threads = True
+    block_on_close = False
+    request_queue_size = LISTEN_BACKLOG
+
+    def __init__(
+        self,
+        address: tuple[str, int],
+        catalogue: Catalogue,
+        *,
+        verbose: bool,
+        allowed_hosts: frozenset[str],
+        idle_timeout: float,
+        max_handlers: int,
+    ) -> None:
         super().__init__(address, _Handler)
         self.catalogue = catalogue
         self.verbose = verbose
+        self.allowed_hosts = allowed_hosts | {str(self.server_address[0]).lower()}
+        self.idle_timeout = idle_timeout
+        self.handler_slots = threading.BoundedSemaphore(max_handlers)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self.handler_slots.acquire(blocking=False):
+            self._refuse_busy(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.handler_slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.handler_slots.release()
+
+    def _refuse_busy(self, request: socket.socket) -> None:
+        body = json.dumps(
+            _error("server_error", "this server is serving as many connections as it allows")
+        ).encode()
+        head = (
+            "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n"
+        )
+        try:
+            request.settimeout(1)
+            request.sendall(head.encode() + body)
+        except OSError:
+            pass
+        finally:
+            self.shutdown_request(request)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that hangs up (a Node process exiting with a kept-alive connection open) is
@@ -421,10 +597,29 @@ class Running:
 
 
 def start(
-    suite: Suite | None, *, host: str = "127.0.0.1", port: int = 0, verbose: bool = False
+    suite: Suite | None,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    verbose: bool = False,
+    allowed_hosts: Iterable[str] = (),
+    idle_timeout: float = IDLE_TIMEOUT,
+    max_handlers: int = MAX_HANDLERS,
 ) -> Running:
-    """Serve in a background thread (port 0: any free port); stop with `stop(running)`."""
-    server = _Server((host, port), Catalogue(suite), verbose)
+    """Serve in a background thread (port 0: any free port); stop with `stop(running)`.
+
+    The server answers requests whose `Host` is a loopback name, `host`, or one of
+    `allowed_hosts`. Binding fails with `OSError` (a port in use: `errno.EADDRINUSE`).
+    """
+    names = serve_input.LOOPBACK_NAMES | {host.lower(), *(n.lower() for n in allowed_hosts)}
+    server = _Server(
+        (host, port),
+        Catalogue(suite),
+        verbose=verbose,
+        allowed_hosts=frozenset(names),
+        idle_timeout=idle_timeout,
+        max_handlers=max_handlers,
+    )
     thread = threading.Thread(target=server.serve_forever, name="toolcall-serve", daemon=True)
     thread.start()
     return Running(server, thread)
@@ -443,6 +638,13 @@ def serving(suite: Suite | None, **options: Any) -> Iterator[Running]:
         yield running
     finally:
         stop(running)
+
+
+def _parsed_or_none(raw: bytes) -> Any:
+    try:
+        return json.loads(raw) if raw else None
+    except (ValueError, RecursionError):
+        return None
 
 
 def _error(kind: str, message: str) -> dict[str, Any]:
