@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
@@ -348,3 +349,15 @@ def test_capture_is_bounded() -> None:
         [oversized] = running.requests()
         assert oversized.body is None
         assert oversized.body_bytes > serve.CAPTURED_BODY_BYTES
+
+
+def test_url_chooses_in_the_path(server: serve.Running) -> None:
+    recording = published.discover(SUITE.cassettes, "glm")[0]
+    by_recording = server.url("glm", f"published/{recording.stem}")
+    assert serve.route(urlsplit(by_recording).path + "/chat/completions") == serve.Route(
+        "glm", f"published/{recording.stem}", None
+    )
+    response = httpx.post(by_recording + "/chat/completions", json={"stream": True}, timeout=10)
+    assert response.content == cassettes.response_body(cassettes.load(recording.path))
+    cut = server.url("glm", "single_call", fault="cut")
+    assert cut == f"{server.base_url}/glm/single_call/fault/cut/v1"

@@ -330,3 +330,15 @@ def test_a_port_in_use_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -> 
     assert "in use" in lines[0]
     assert "--port" in lines[0]
     assert "Traceback" not in captured.err + captured.out
+
+
+def test_stop_does_not_wait_for_a_client_keeping_its_connection() -> None:
+    running = serve.start(SUITE)  # the default idle timeout: 30 s
+    idle = socket.create_connection(address(running), timeout=5)
+    response = httpx.get(running.base_url + "/v1/models", timeout=5)
+    assert response.status_code == 200
+    stopping = threading.Thread(target=serve.stop, args=(running,), daemon=True)
+    stopping.start()
+    stopping.join(timeout=5)
+    idle.close()
+    assert not stopping.is_alive()

@@ -32,7 +32,7 @@ The matrix also registers bodies of its own (a truncated variant, say) and hands
 token for them (`X-Toolcall-Body`), so an HTTP client is judged on exactly the bytes the in-process
 implementations get.
 
-The server keeps the last `CAPTURED` requests it received (method, path, headers with credentials
+The server keeps the last `CAPTURED` POSTs it received (method, path, headers with credentials
 masked, parsed body), in process (`Running.requests()`) and over HTTP (`GET /_toolcall/requests`;
 `DELETE` empties it), so a test can compare what a gateway forwarded with the scenario's request.
 A body over `CAPTURED_BODY_BYTES` is kept as its size only: memory stays bounded whatever arrives.
@@ -79,7 +79,7 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from . import cassettes, published, serve_input
 from .profiles import Suite
@@ -508,10 +508,9 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     """`ThreadingHTTPServer` with limits: at most `max_handlers` connections served at once
     (one more gets a 503 straight from the accept loop, which never blocks), a listen backlog
-    for bursts of clients, and `stop()` that does not wait for clients keeping a connection."""
+    for bursts of clients."""
 
-    daemon_threads = True
-    block_on_close = False
+    daemon_threads = True  # not tracked, so `stop()` does not wait for a client's open connection
     request_queue_size = LISTEN_BACKLOG
 
     def __init__(
@@ -591,9 +590,12 @@ class Running:
         """The last requests this server received, oldest first (see `Catalogue.requests`)."""
         return self.server.catalogue.requests()
 
-    def url(self, provider: str) -> str:
-        """The base URL an OpenAI-compatible client is given for `provider`."""
-        return f"{self.base_url}/{provider}/v1"
+    def url(self, provider: str, scenario: str | None = None, *, fault: str | None = None) -> str:
+        """The base URL an OpenAI-compatible client is given for `provider`; with `scenario`
+        (or `published/<recording>`) and `fault` chosen in the path, for clients behind a
+        gateway that drops the `X-Toolcall-*` headers."""
+        chosen = [provider, *([scenario] if scenario else []), *(["fault", fault] if fault else [])]
+        return f"{self.base_url}/{'/'.join(quote(part, safe='/') for part in chosen)}/v1"
 
 
 def start(
