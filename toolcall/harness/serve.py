@@ -92,7 +92,7 @@ IDLE_TIMEOUT = 30.0  # seconds a connection may stay silent, between requests or
 MAX_HANDLERS = 256  # connections served at once; a thread each
 LISTEN_BACKLOG = 1024  # the kernel caps it at net.core.somaxconn
 CAPTURED = 64
-CAPTURED_BODY_BYTES = 1024 * 1024
+CAPTURED_BODY_BYTES = 256 * 1024  # 64 of them: 16 MiB at most
 # Masked in captured headers: a gateway forwards the client's key, and captures are printed.
 SECRET_HEADERS = frozenset(
     {"authorization", "proxy-authorization", "cookie", "x-api-key", "api-key", "x-goog-api-key"}
