@@ -271,7 +271,8 @@ class Catalogue:
                 return name
         raise NoCassette(
             "the request matches no scenario's messages and tools; send one from scenarios.yaml "
-            f"or name it in X-Toolcall-Scenario (known: {sorted(suite.scenarios)})"
+            "or name it in the path (/<provider>/<scenario>/v1) or in X-Toolcall-Scenario "
+            f"(known: {sorted(suite.scenarios)})"
         )
 
 
