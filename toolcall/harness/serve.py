@@ -558,6 +558,9 @@ class _Server(ThreadingHTTPServer):
         try:
             request.settimeout(1)
             request.sendall(head.encode() + body)
+            # Closing with the request unread would send a reset the 503 may not survive.
+            request.setblocking(False)
+            request.recv(1 << 16)
         except OSError:
             pass
         finally:
