@@ -10,6 +10,7 @@ are data), 2 the invocation or the profiles were wrong.
 from __future__ import annotations
 
 import argparse
+import errno
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -177,6 +178,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     srv.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     srv.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 for any free)")
     srv.add_argument("--verbose", action="store_true", help="log every request")
+    srv.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="answer this Host name too (loopback names and --host are always answered)",
+    )
 
     scan = commands.add_parser("scan", help="look for secrets in cassettes (fails on a hit)")
     scan.add_argument("paths", type=Path, nargs="*", help="files or folders (default cassettes/)")
@@ -486,7 +494,29 @@ def _serve(suite: Suite, args: argparse.Namespace) -> int:
     """Serve until interrupted, after saying where and how to reach each provider."""
     from . import serve
 
-    running = serve.start(suite, host=args.host, port=args.port, verbose=args.verbose)
+    try:
+        running = serve.start(
+            suite,
+            host=args.host,
+            port=args.port,
+            verbose=args.verbose,
+            allowed_hosts=args.allow_host,
+        )
+    except OSError as exc:
+        where = f"{args.host}:{args.port}"
+        if exc.errno == errno.EADDRINUSE:
+            print(
+                f"toolcall serve: {where} is already in use; stop what listens there, or "
+                "choose another port with --port (0 picks a free one)",
+                file=sys.stderr,
+            )
+        else:
+            print(
+                f"toolcall serve: cannot listen on {where}: {exc.strerror or exc}; "
+                "check --host and --port",
+                file=sys.stderr,
+            )
+        return 1
     print(f"toolcall serve: {running.base_url}  (Ctrl-C to stop)")
     for key in suite.providers:
         print(f"  {key:<9} base URL {running.url(key)}")

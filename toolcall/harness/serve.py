@@ -8,8 +8,19 @@ request (the scenario whose messages and tools the body carries, or one named in
 `X-Toolcall-Scenario` header, which may also name a published recording as `published/<stem>`),
 then streams the cassette's body one SSE event per write, as a provider does.
 
-Faults are asked for per request (`X-Toolcall-Fault`, or a `fault` query parameter), so one
-server covers the failure paths of a client too:
+Gateways and proxies drop headers they do not know, so everything a header chooses can also be
+chosen in the path, before the `/v1` a client's base URL ends with:
+
+    /<provider>/v1/chat/completions                        the request's body picks the scenario
+    /<provider>/<scenario>/v1/chat/completions             that scenario's cassette
+    /<provider>/published/<recording>/v1/chat/completions  that published recording
+    /<provider>[/<scenario>]/fault/<fault>/v1/chat/completions   with that fault
+
+The `/v1` is optional. What the path names wins over the headers, which win over the body;
+`published` and `fault` are therefore no scenario's name.
+
+Faults are asked for per request (in the path, `X-Toolcall-Fault`, or a `fault` query parameter),
+so one server covers the failure paths of a client too:
 
 - `cut`: the connection drops halfway through the events, mid-call;
 - `429`: `429 Too Many Requests` with `Retry-After: 1` and an OpenAI-style error body;
@@ -19,33 +30,144 @@ server covers the failure paths of a client too:
 
 The matrix also registers bodies of its own (a truncated variant, say) and hands the client a
 token for them (`X-Toolcall-Body`), so an HTTP client is judged on exactly the bytes the in-process
-implementations get. Everything here is the standard library's `http.server`: a test tool must not
-need more than the suite it serves.
+implementations get.
+
+The server keeps the last `CAPTURED` POSTs it received (method, path, headers with credentials
+masked, parsed body), in process (`Running.requests()`) and over HTTP (`GET /_toolcall/requests`;
+`DELETE` empties it), so a test can compare what a gateway forwarded with the scenario's request.
+A body over `CAPTURED_BODY_BYTES` is kept as its size only: memory stays bounded whatever arrives.
+
+It is a server on the user's machine that clients broken on purpose talk to, so it holds
+itself to limits (the checks on input are in `serve_input`):
+
+- it reads nothing it was not asked for: a recording name is looked up among the recordings
+  that exist, never joined to a path, and an unknown name gets the same 404 whether or not
+  some file of that name exists elsewhere;
+- it answers only the host names it was started for (the loopback names, `--host`, and
+  `--allow-host`), with 421 otherwise: a web page that resolves its own name to 127.0.0.1
+  (DNS rebinding) still sends its own name;
+- every malformed request gets a 4xx in the OpenAI error shape before any 200: a body that is
+  not a JSON object or is nested past the decoder, a bad `Content-Length` or one over 16 MiB
+  (413, refused before reading), a bad `X-Toolcall-Delay-Ms`; a bug here is a 500, never an
+  empty reply. A refusal sent before the body was read closes the connection, or the body
+  would be read as the next request;
+- a connection silent for `IDLE_TIMEOUT` is closed, at most `MAX_HANDLERS` are served at once
+  (one more gets a 503 from the accept loop, which never blocks), and the listen backlog is
+  `LISTEN_BACKLOG`, so a burst of clients queues instead of being reset.
+
+The idle timeout is per read, not a deadline for the whole request: a client sending one
+header byte every few seconds keeps its thread, but only one of `MAX_HANDLERS`; a deadline
+would need a selector loop of our own. Everything here is the standard library's `http.server`:
+a test tool must not need more than the suite it serves, and these limits fit in a few
+overrides of it.
 """
 
 from __future__ import annotations
 
 import json
 import secrets as random_tokens
+import socket
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping
+import traceback
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from . import cassettes, published
+from . import cassettes, published, serve_input
 from .profiles import Suite
 
 FAULTS = ("cut", "429", "500", "drip", "keepalive")
 DEFAULT_DRIP_MS = 50
+FAULT_SEGMENT = "fault"
+CAPTURE_PATH = "/_toolcall/requests"
+IDLE_TIMEOUT = 30.0  # seconds a connection may stay silent, between requests or within one
+MAX_HANDLERS = 256  # connections served at once; a thread each
+LISTEN_BACKLOG = 1024  # the kernel caps it at net.core.somaxconn
+CAPTURED = 64
+CAPTURED_BODY_BYTES = 256 * 1024  # 64 of them: 16 MiB at most
+# Masked in captured headers: a gateway forwards the client's key, and captures are printed.
+SECRET_HEADERS = frozenset(
+    {"authorization", "proxy-authorization", "cookie", "x-api-key", "api-key", "x-goog-api-key"}
+)
 
 
 class NoCassette(LookupError):
     """No cassette answers this request; the message says what is known."""
+
+
+class BadRoute(ValueError):
+    """A chat completions path whose segments name nothing this server knows how to choose."""
+
+
+@dataclass(frozen=True)
+class Route:
+    """What a chat completions path chooses; `None` leaves the choice to headers and body."""
+
+    provider: str | None
+    scenario: str | None  # a scenario, or `published/<recording>`
+    fault: str | None
+
+
+def route(path: str) -> Route | None:
+    """The choices `path` makes, or `None` for a path that is not `…/chat/completions`."""
+    segments = [unquote(s) for s in path.split("/") if s]
+    if segments[-2:] != ["chat", "completions"]:
+        return None
+    prefix = segments[:-2]
+    if prefix[-1:] == ["v1"]:
+        prefix = prefix[:-1]
+    fault = None
+    if len(prefix) >= 2 and prefix[-2] == FAULT_SEGMENT:
+        fault, prefix = prefix[-1], prefix[:-2]
+    if not prefix:
+        return Route(None, None, fault)
+    provider, rest = prefix[0], prefix[1:]
+    if not rest:
+        return Route(provider, None, fault)
+    if len(rest) == 1 and rest[0] not in (published.PUBLISHED, FAULT_SEGMENT):
+        return Route(provider, rest[0], fault)
+    if len(rest) == 2 and rest[0] == published.PUBLISHED:
+        return Route(provider, f"{published.PUBLISHED}/{rest[1]}", fault)
+    raise BadRoute(
+        f"cannot read the path {path!r}: use /<provider>[/<scenario> | /published/<recording>]"
+        f"[/fault/<fault>]/v1/chat/completions"
+    )
+
+
+@dataclass(frozen=True)
+class Received:
+    """One request as the server received it: what a gateway in front of it forwarded."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any  # the parsed JSON; None when absent, unreadable or over CAPTURED_BODY_BYTES
+    body_bytes: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "path": self.path,
+            "headers": self.headers,
+            "body": self.body,
+            "body_bytes": self.body_bytes,
+        }
+
+
+def masked(headers: Mapping[str, str]) -> dict[str, str]:
+    """Header names lower-cased, credentials replaced: whether one was forwarded is kept."""
+    return {
+        name.lower(): "<masked>" if name.lower() in SECRET_HEADERS else value
+        for name, value in headers.items()
+    }
 
 
 @dataclass
@@ -55,6 +177,22 @@ class Catalogue:
     suite: Suite | None
     registered: dict[str, bytes] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    captured: deque[Received] = field(default_factory=lambda: deque(maxlen=CAPTURED))
+
+    def capture(self, received: Received) -> None:
+        with self.lock:
+            self.captured.append(received)
+
+    def requests(self) -> list[Received]:
+        """The last `CAPTURED` requests received, oldest first."""
+        with self.lock:
+            return list(self.captured)
+
+    def clear_requests(self) -> int:
+        with self.lock:
+            count = len(self.captured)
+            self.captured.clear()
+            return count
 
     def register(self, body: bytes) -> str:
         """Serve `body` to any request carrying the returned token in `X-Toolcall-Body`."""
@@ -68,9 +206,15 @@ class Catalogue:
             self.registered.pop(token, None)
 
     def body_for(
-        self, provider: str | None, request: Mapping[str, Any], headers: Mapping[str, str]
+        self,
+        provider: str | None,
+        request: Mapping[str, Any],
+        *,
+        scenario: str | None = None,
+        token: str | None = None,
     ) -> bytes:
-        token = headers.get("x-toolcall-body")
+        """The body registered under `token`, else the cassette of `scenario` (or of the
+        scenario whose request this is) for `provider`."""
         if token:
             with self.lock:
                 found = self.registered.get(token)
@@ -88,9 +232,15 @@ class Catalogue:
             raise NoCassette(
                 f"unknown provider {provider!r}; known: {sorted(self.suite.providers)}"
             )
-        scenario = headers.get("x-toolcall-scenario") or self._match(self.suite, request)
+        scenario = scenario or self._match(self.suite, request)
         if scenario.startswith(published.PUBLISHED + "/"):
-            path = self.suite.cassettes / provider / f"{scenario}.yaml"
+            stem = scenario.removeprefix(published.PUBLISHED + "/")
+            recordings = self._published(self.suite, provider)
+            if stem not in recordings:  # the name is looked up, never joined to a path
+                raise NoCassette(
+                    f"no published recording {stem!r} for {provider}; known: {sorted(recordings)}"
+                )
+            path = recordings[stem]
         else:
             cell = self.suite.providers[provider].cells.get(scenario)
             if cell is None:
@@ -105,6 +255,12 @@ class Catalogue:
         return cassettes.response_body(cassettes.load(path))
 
     @staticmethod
+    def _published(suite: Suite, provider: str) -> dict[str, Path]:
+        """The provider's published recordings by name: the only names a request may use."""
+        folder = suite.cassettes / provider / published.PUBLISHED
+        return {path.name.removesuffix(".yaml"): path for path in folder.glob("*.yaml")}
+
+    @staticmethod
     def _match(suite: Suite, request: Mapping[str, Any]) -> str:
         """The scenario whose request this is: same messages and same tools."""
         for name, scenario in suite.scenarios.items():
@@ -115,7 +271,8 @@ class Catalogue:
                 return name
         raise NoCassette(
             "the request matches no scenario's messages and tools; send one from scenarios.yaml "
-            f"or name it in X-Toolcall-Scenario (known: {sorted(suite.scenarios)})"
+            "or name it in the path (/<provider>/<scenario>/v1) or in X-Toolcall-Scenario "
+            f"(known: {sorted(suite.scenarios)})"
         )
 
 
@@ -132,33 +289,117 @@ def events(body: bytes) -> list[bytes]:
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.1"
+    _replied = False  # a status line went out for the current request
+    _body_pending = False  # the current request has a body not read yet
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(self.server.idle_timeout)  # per read: idle clients let go
+        # Headers and a short body go out in two writes; without NODELAY the second waits for
+        # the client's delayed ACK (about 40 ms a request on a kept-alive connection).
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def log_message(self, format: str, *args: Any) -> None:
         if self.server.verbose:
             super().log_message(format, *args)
 
+    def handle_one_request(self) -> None:
+        self._replied = False
+        self._body_pending = False
+        super().handle_one_request()
+
+    def parse_request(self) -> bool:
+        if not super().parse_request():
+            return False
+        self._body_pending = any(h in self.headers for h in ("Content-Length", "Transfer-Encoding"))
+        try:
+            serve_input.check_host(self.headers.get("Host"), self.server.allowed_hosts)
+        except serve_input.Refused as exc:
+            self._refuse(exc)
+            return False
+        return True
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        self._replied = True
+        super().send_response(code, message)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """http.server's own refusals (a bad request line, too many headers, an unknown
+        method) in the same JSON shape as ours."""
+        self.close_connection = True
+        if self._replied:
+            return
+        text = message or explain or HTTPStatus(code).phrase
+        kind = "server_error" if code >= 500 else "invalid_request_error"
+        self._json(code, _error(kind, text), close=True)
+
     def do_GET(self) -> None:
+        self._guarded(self._get)
+
+    def do_POST(self) -> None:
+        self._guarded(self._post)
+
+    def do_DELETE(self) -> None:
+        self._guarded(self._delete)
+
+    def _guarded(self, action: Callable[[], None]) -> None:
+        """Every request gets an answer: a refusal as its 4xx, a timeout as 408, a bug in this
+        server as a 500 (and its traceback on stderr), never an empty reply."""
+        try:
+            action()
+        except serve_input.Refused as exc:
+            self._refuse(exc)
+        except TimeoutError:
+            self._refuse(serve_input.Refused(408, "timeout", "the request stopped arriving"))
+        except ConnectionError:
+            self.close_connection = True
+        except Exception as exc:
+            traceback.print_exc(file=sys.stderr)
+            failure = f"the server failed on this request ({type(exc).__name__}: {exc})"
+            self._refuse(serve_input.Refused(500, "server_error", failure))
+
+    def _refuse(self, refusal: serve_input.Refused) -> None:
+        if self._replied:  # too late for a status: end the stream short instead
+            self.close_connection = True
+            return
+        self._json(refusal.status, _error(refusal.kind, refusal.message))
+
+    def _get(self) -> None:
         suite = self.server.catalogue.suite
+        if urlsplit(self.path).path == CAPTURE_PATH:
+            received = self.server.catalogue.requests()
+            self._json(200, {"requests": [r.to_json() for r in received]})
+            return
         if suite is not None and urlsplit(self.path).path.rstrip("/").endswith("/models"):
             models = [{"id": p.model, "object": "model"} for p in suite.providers.values()]
             self._json(200, {"object": "list", "data": models})
             return
         self._json(404, _error("not_found", "only POST …/chat/completions is served"))
 
-    def do_POST(self) -> None:
+    def _delete(self) -> None:
+        if urlsplit(self.path).path == CAPTURE_PATH:
+            self._json(200, {"cleared": self.server.catalogue.clear_requests()})
+            return
+        self._json(404, _error("not_found", f"only DELETE {CAPTURE_PATH} is served"))
+
+    def _post(self) -> None:
         url = urlsplit(self.path)
-        if not url.path.rstrip("/").endswith("/chat/completions"):
-            self._json(404, _error("not_found", "only POST …/chat/completions is served"))
-            return
-        length = int(self.headers.get("Content-Length") or 0)
         try:
-            request = json.loads(self.rfile.read(length) or b"{}")
-        except ValueError:
-            self._json(400, _error("invalid_request_error", "the body is not JSON"))
-            return
-        headers = {k.lower(): v for k, v in self.headers.items()}
+            chosen = route(url.path)
+        except BadRoute as exc:
+            raise serve_input.Refused(404, "not_found", str(exc)) from None
+        if chosen is None:
+            raise serve_input.Refused(404, "not_found", "only POST …/chat/completions is served")
+        raw = self._read_body()
+        headers = masked(dict(self.headers.items()))
+        try:
+            request = serve_input.request_object(raw)
+        finally:
+            kept = len(raw) <= CAPTURED_BODY_BYTES
+            parsed = _parsed_or_none(raw) if kept else None
+            self.server.catalogue.capture(Received("POST", self.path, headers, parsed, len(raw)))
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
-        fault = headers.get("x-toolcall-fault") or query.get("fault")
+        fault = chosen.fault or headers.get("x-toolcall-fault") or query.get("fault")
         if fault is not None and fault not in FAULTS:
             self._json(
                 400, _error("invalid_request_error", f"unknown fault {fault!r}; known: {FAULTS}")
@@ -175,16 +416,49 @@ class _Handler(BaseHTTPRequestHandler):
         if request.get("stream") is not True:
             self._json(400, _error("invalid_request_error", "only streamed requests are served"))
             return
-        provider = headers.get("x-toolcall-provider") or _provider_from_path(url.path)
+        provider = chosen.provider or headers.get("x-toolcall-provider")
         try:
-            body = self.server.catalogue.body_for(provider, request, headers)
+            body = self.server.catalogue.body_for(
+                provider,
+                request,
+                scenario=chosen.scenario or headers.get("x-toolcall-scenario"),
+                token=headers.get("x-toolcall-body"),
+            )
         except NoCassette as exc:
             self._json(404, _error("not_found", str(exc)))
             return
-        delay = float(
-            headers.get("x-toolcall-delay-ms") or (DEFAULT_DRIP_MS if fault == "drip" else 0)
-        )
-        self._stream(events(body), fault=fault, delay=delay / 1000)
+        default_ms = DEFAULT_DRIP_MS if fault == "drip" else 0
+        delay = serve_input.delay_seconds(headers.get("x-toolcall-delay-ms"), default_ms)
+        self._stream(events(body), fault=fault, delay=delay)
+
+    def _read_body(self) -> bytes:
+        """The whole body, framed by Content-Length or chunked, within MAX_BODY_BYTES."""
+        encodings = [e.strip().lower() for e in self.headers.get_all("Transfer-Encoding") or []]
+        lengths = self.headers.get_all("Content-Length") or []
+        if encodings and lengths:
+            raise serve_input.Refused(
+                400,
+                "invalid_request_error",
+                "both Transfer-Encoding and Content-Length: send one",
+            )
+        if encodings:
+            if encodings != ["chunked"]:
+                raise serve_input.Refused(
+                    400,
+                    "invalid_request_error",
+                    f"Transfer-Encoding {', '.join(encodings)!r} is not served; "
+                    "send Content-Length or chunked",
+                )
+            raw = serve_input.read_chunked(self.rfile)
+        else:
+            length = serve_input.content_length(lengths)
+            raw = self.rfile.read(length)
+            if len(raw) < length:
+                raise serve_input.Refused(
+                    400, "invalid_request_error", f"the body ended after {len(raw)} bytes"
+                )
+        self._body_pending = False
+        return raw
 
     def _stream(self, pieces: list[bytes], *, fault: str | None, delay: float) -> None:
         self.send_response(200)
@@ -193,44 +467,104 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
         stop = len(pieces) // 2 if fault == "cut" else len(pieces)
-        try:
-            for piece in pieces[:stop]:
-                if delay:
-                    time.sleep(delay)
-                if fault == "keepalive":
-                    self._chunk(b": keep-alive\n\n")
-                self._chunk(piece)
-            if fault == "cut":
-                self.close_connection = True
-                self.wfile.flush()
-                return  # no terminating chunk: the client sees the connection drop mid-stream
-            self.wfile.write(b"0\r\n\r\n")
-            self.wfile.flush()
-        except (BrokenPipeError, ConnectionResetError):
+        for piece in pieces[:stop]:
+            if delay:
+                time.sleep(delay)
+            if fault == "keepalive":
+                self._chunk(b": keep-alive\n\n")
+            self._chunk(piece)
+        if fault == "cut":
             self.close_connection = True
+            self.wfile.flush()
+            return  # no terminating chunk: the client sees the connection drop mid-stream
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
 
     def _chunk(self, data: bytes) -> None:
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
         self.wfile.flush()
 
-    def _json(self, status: int, document: Any, headers: Mapping[str, str] | None = None) -> None:
+    def _json(
+        self,
+        status: int,
+        document: Any,
+        headers: Mapping[str, str] | None = None,
+        *,
+        close: bool = False,
+    ) -> None:
+        """Send `document`; close the connection when the request's body was not read, or it
+        would be read as the next request."""
         data = json.dumps(document).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         for name, value in (headers or {}).items():
             self.send_header(name, value)
+        if close or self._body_pending:
+            self.send_header("Connection", "close")  # http.server then closes after the reply
         self.end_headers()
         self.wfile.write(data)
 
 
 class _Server(ThreadingHTTPServer):
-    daemon_threads = True
+    """`ThreadingHTTPServer` with limits: at most `max_handlers` connections served at once
+    (one more gets a 503 straight from the accept loop, which never blocks), a listen backlog
+    for bursts of clients."""
 
-    def __init__(self, address: tuple[str, int], catalogue: Catalogue, verbose: bool) -> None:
+    daemon_threads = True  # not tracked, so `stop()` does not wait for a client's open connection
+    request_queue_size = LISTEN_BACKLOG
+
+    def __init__(
+        self,
+        address: tuple[str, int],
+        catalogue: Catalogue,
+        *,
+        verbose: bool,
+        allowed_hosts: frozenset[str],
+        idle_timeout: float,
+        max_handlers: int,
+    ) -> None:
         super().__init__(address, _Handler)
         self.catalogue = catalogue
         self.verbose = verbose
+        self.allowed_hosts = allowed_hosts | {str(self.server_address[0]).lower()}
+        self.idle_timeout = idle_timeout
+        self.handler_slots = threading.BoundedSemaphore(max_handlers)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self.handler_slots.acquire(blocking=False):
+            self._refuse_busy(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self.handler_slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.handler_slots.release()
+
+    def _refuse_busy(self, request: socket.socket) -> None:
+        body = json.dumps(
+            _error("server_error", "this server is serving as many connections as it allows")
+        ).encode()
+        head = (
+            "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\nRetry-After: 1\r\nConnection: close\r\n\r\n"
+        )
+        try:
+            request.settimeout(1)
+            request.sendall(head.encode() + body)
+            # Closing with the request unread would send a reset the 503 may not survive.
+            request.setblocking(False)
+            request.recv(1 << 16)
+        except OSError:
+            pass
+        finally:
+            self.shutdown_request(request)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that hangs up (a Node process exiting with a kept-alive connection open) is
@@ -256,16 +590,42 @@ class Running:
     def catalogue(self) -> Catalogue:
         return self.server.catalogue
 
-    def url(self, provider: str) -> str:
-        """The base URL an OpenAI-compatible client is given for `provider`."""
-        return f"{self.base_url}/{provider}/v1"
+    def requests(self) -> list[Received]:
+        """The last requests this server received, oldest first (see `Catalogue.requests`)."""
+        return self.server.catalogue.requests()
+
+    def url(self, provider: str, scenario: str | None = None, *, fault: str | None = None) -> str:
+        """The base URL an OpenAI-compatible client is given for `provider`; with `scenario`
+        (or `published/<recording>`) and `fault` chosen in the path, for clients behind a
+        gateway that drops the `X-Toolcall-*` headers."""
+        chosen = [provider, *([scenario] if scenario else []), *(["fault", fault] if fault else [])]
+        return f"{self.base_url}/{'/'.join(quote(part, safe='/') for part in chosen)}/v1"
 
 
 def start(
-    suite: Suite | None, *, host: str = "127.0.0.1", port: int = 0, verbose: bool = False
+    suite: Suite | None,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    verbose: bool = False,
+    allowed_hosts: Iterable[str] = (),
+    idle_timeout: float = IDLE_TIMEOUT,
+    max_handlers: int = MAX_HANDLERS,
 ) -> Running:
-    """Serve in a background thread (port 0: any free port); stop with `stop(running)`."""
-    server = _Server((host, port), Catalogue(suite), verbose)
+    """Serve in a background thread (port 0: any free port); stop with `stop(running)`.
+
+    The server answers requests whose `Host` is a loopback name, `host`, or one of
+    `allowed_hosts`. Binding fails with `OSError` (a port in use: `errno.EADDRINUSE`).
+    """
+    names = serve_input.LOOPBACK_NAMES | {host.lower(), *(n.lower() for n in allowed_hosts)}
+    server = _Server(
+        (host, port),
+        Catalogue(suite),
+        verbose=verbose,
+        allowed_hosts=frozenset(names),
+        idle_timeout=idle_timeout,
+        max_handlers=max_handlers,
+    )
     thread = threading.Thread(target=server.serve_forever, name="toolcall-serve", daemon=True)
     thread.start()
     return Running(server, thread)
@@ -286,12 +646,11 @@ def serving(suite: Suite | None, **options: Any) -> Iterator[Running]:
         stop(running)
 
 
-def _provider_from_path(path: str) -> str | None:
-    """`/<provider>/v1/chat/completions` or `/<provider>/chat/completions` names the provider."""
-    segments = [s for s in path.split("/") if s]
-    if len(segments) >= 3 and segments[-2:] == ["chat", "completions"] and segments[0] != "v1":
-        return segments[0]
-    return None
+def _parsed_or_none(raw: bytes) -> Any:
+    try:
+        return json.loads(raw) if raw else None
+    except (ValueError, RecursionError):
+        return None
 
 
 def _error(kind: str, message: str) -> dict[str, Any]:
