@@ -16,6 +16,7 @@ from pathlib import Path
 
 from . import accept, published, report
 from .checks import check_cell, check_recording
+from .gateways import command as gateways_command
 from .locate import require_checkout, suite_root
 from .peers.external import DEFAULT_TIMEOUT
 from .profiles import ProfileError, Suite, load_suite
@@ -149,6 +150,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     srv.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 for any free)")
     srv.add_argument("--verbose", action="store_true", help="log every request")
 
+    gw = commands.add_parser(
+        "gateways", help="stream every cassette through real gateways and judge what they change"
+    )
+    _filters(gw)
+    gateways_command.add_arguments(gw)
+
     scan = commands.add_parser("scan", help="look for secrets in cassettes (fails on a hit)")
     scan.add_argument("paths", type=Path, nargs="*", help="files or folders (default cassettes/)")
 
@@ -172,6 +179,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _publish(suite, args)
         if args.command == "serve":
             return _serve(suite, args)
+        if args.command == "gateways":
+            return gateways_command.main(suite, args)
         return _synthesize(suite, args.provider, args.scenario)
     except (ProfileError, published.PublishedError) as exc:
         print(f"toolcall: {exc}", file=sys.stderr)

@@ -1,0 +1,226 @@
+"""Every stream through every gateway: start serve and the gateway, send, judge, stop.
+
+`toolcall serve` runs in this process on 127.0.0.1; each gateway runs as a child in front of it.
+For each stream the client sends the request the scenario describes (with httpx, as an
+application would), reads the whole answer under a time bound, and the judge compares what came
+back with the cassette's own bytes and what `serve` received with what was sent. Nothing here
+raises for a gateway's behaviour: a gateway that will not install or start is `unavailable` with
+the reason, a stream it breaks is a finding in the table.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from .. import cassettes, published
+from ..peers import Unavailable
+from ..profiles import Suite
+from . import judge, process
+from .known import Gateway, Launch, Route, child_environment
+from .upstream import Upstream, route_path
+
+FAULTS = ("cut", "429", "500")
+#: The scenario whose request carries a fault (every provider has it).
+FAULT_SCENARIO = "single_call"
+#: The scenario whose request a published recording is sent with (it publishes none of its own).
+PUBLISHED_SCENARIO = "single_call"
+
+
+@dataclass(frozen=True)
+class Case:
+    """One stream to send: which cassette (`target`: a scenario or `published/<stem>`), with
+    which fault, the request the client sends, and the bytes serve answers with directly."""
+
+    provider: str
+    target: str
+    fault: str | None
+    request: dict[str, Any]
+    direct: bytes
+
+    @property
+    def kind(self) -> str:
+        if self.fault:
+            return "fault"
+        return "published" if self.target.startswith(published.PUBLISHED + "/") else "cell"
+
+    @property
+    def column(self) -> str:
+        """The table column: the scenario, `published`, or the fault."""
+        if self.fault:
+            return self.fault
+        return published.PUBLISHED if self.kind == "published" else self.target
+
+    @property
+    def route(self) -> Route:
+        alias = re.sub(r"[^A-Za-z0-9_.-]", "-", f"{self.provider}.{self.target}.{self.fault}")
+        path = route_path(self.provider, self.target, self.fault)
+        return Route(alias, path, str(self.request.get("model", "")))
+
+
+@dataclass
+class StreamResult:
+    gateway: str
+    case: Case
+    status: int | None
+    seconds: float
+    request: judge.RequestVerdict | None = None
+    turn: list[str] = field(default_factory=list)
+    wire: list[str] = field(default_factory=list)
+    fault: str | None = None
+    error: str | None = None
+
+    @property
+    def passed(self) -> bool:
+        if self.error:
+            return False
+        if self.case.fault:
+            return self.fault is None
+        return not self.turn and (self.request is None or self.request.intact)
+
+
+@dataclass
+class GatewayRun:
+    name: str
+    version: str
+    unavailable: str | None = None
+    results: list[StreamResult] = field(default_factory=list)
+
+
+def cases(suite: Suite, *, provider: str | None = None, scenario: str | None = None) -> list[Case]:
+    """Every applicable cell, every published recording and every fault, in suite order."""
+    out: list[Case] = []
+    for p, _s, cell in suite.cells(provider, scenario):
+        if cell.not_applicable:
+            continue
+        body = _body(cassettes.cassette_path(suite.cassettes, p.key, cell.scenario))
+        out.append(Case(p.key, cell.scenario, None, suite.request_body(p, cell), body))
+    if scenario is None:
+        for recording in published.discover(suite.cassettes, provider):
+            cell = suite.providers[recording.provider].cells[PUBLISHED_SCENARIO]
+            request = suite.request_body(suite.providers[recording.provider], cell)
+            target = f"{published.PUBLISHED}/{recording.stem}"
+            out.append(Case(recording.provider, target, None, request, _body(recording.path)))
+        for p, _s, cell in suite.cells(provider, FAULT_SCENARIO):
+            if cell.not_applicable:
+                continue
+            request = suite.request_body(p, cell)
+            for fault in FAULTS:
+                out.append(Case(p.key, cell.scenario, fault, request, b""))
+    return out
+
+
+def _body(path: Path) -> bytes:
+    return cassettes.response_body(cassettes.load(path))
+
+
+def run_gateway(
+    gateway: Gateway,
+    upstream: Upstream,
+    todo: Sequence[Case],
+    root: Path,
+    *,
+    say: Callable[[str], None] = print,
+    bound: float = judge.FAULT_BOUND,
+) -> GatewayRun:
+    """Install (first use), start, stream every case through, stop; never raises for the
+    gateway's sake."""
+    outcome = GatewayRun(gateway.name, gateway.version)
+    try:
+        home = gateway.install(root)
+    except Unavailable as exc:
+        outcome.unavailable = str(exc)
+        return outcome
+    port = process.free_port()
+    launch = gateway.launch(home, port, upstream.base_url, [c.route for c in todo])
+    try:
+        with _started(launch, root / ".gateways" / f"{gateway.name}.log"):
+            say(f"{gateway.name} {gateway.version}: {len(todo)} streams")
+            for number, case in enumerate(todo, 1):
+                result = stream(gateway, launch, upstream, case, bound=bound)
+                outcome.results.append(result)
+                mark = "ok" if result.passed else "FAIL"
+                say(f"  [{number}/{len(todo)}] {case.provider}/{case.column}: {mark}")
+    except process.DidNotStart as exc:
+        outcome.unavailable = f"did not start: {exc}"
+    return outcome
+
+
+@contextmanager
+def _started(launch: Launch, log: Path) -> Iterator[None]:
+    """The gateway's process group running, or nothing to start for a gateway given by URL."""
+    if launch.command is None:
+        yield
+        return
+    with process.running(
+        launch.command, launch.port, log=log, env=child_environment(launch.env), cwd=launch.cwd
+    ):
+        yield
+
+
+def stream(
+    gateway: Gateway,
+    launch: Launch,
+    upstream: Upstream,
+    case: Case,
+    *,
+    bound: float = judge.FAULT_BOUND,
+) -> StreamResult:
+    """Send one case through the gateway and judge what came back and what serve received."""
+    target = gateway.target(launch, upstream.base_url, case.route)
+    request = {**case.request, "model": target.model}
+    before = len(upstream.received)
+    exchange = send(target.base_url + "/chat/completions", request, target.headers, bound=bound)
+    result = StreamResult(gateway.name, case, exchange.status, exchange.seconds)
+    if case.fault:
+        result.fault = judge.judge_fault(case.fault, exchange, bound=bound)
+        return result
+    if exchange.timed_out or exchange.transport_error:
+        result.error = exchange.transport_error or f"no answer within {bound:g} s"
+        return result
+    if exchange.status != 200:
+        result.error = f"HTTP {exchange.status}: {exchange.body[:160]!r}"
+        return result
+    arrived = upstream.received[before:]
+    if arrived:
+        result.request = judge.judge_request(case.request, arrived[-1])
+    else:
+        result.error = "serve received no request"
+    result.turn = judge.judge_turn(judge.outcome(case.direct), judge.outcome(exchange.body))
+    result.wire = judge.wire_changes(case.direct, exchange.body)
+    return result
+
+
+def send(
+    url: str, request: dict[str, Any], headers: dict[str, str], *, bound: float
+) -> judge.Exchange:
+    """POST the request and read the whole answer; a read that stalls past `bound` seconds, or
+    an answer that takes longer in all, counts as a hang."""
+    started = time.monotonic()
+    timeout = httpx.Timeout(bound, connect=5.0)
+    pieces: list[bytes] = []
+    status: int | None = None
+    try:
+        with (
+            httpx.Client(timeout=timeout, trust_env=False) as client,
+            client.stream("POST", url, json=request, headers=headers) as response,
+        ):
+            status = response.status_code
+            for piece in response.iter_bytes():
+                pieces.append(piece)
+                if time.monotonic() - started > bound:
+                    return judge.Exchange(status, b"".join(pieces), bound, timed_out=True)
+    except httpx.TimeoutException:
+        return judge.Exchange(status, b"".join(pieces), time.monotonic() - started, timed_out=True)
+    except httpx.HTTPError as exc:
+        seconds = time.monotonic() - started
+        reason = f"{type(exc).__name__}: {exc}"
+        return judge.Exchange(status, b"".join(pieces), seconds, transport_error=reason)
+    return judge.Exchange(status, b"".join(pieces), time.monotonic() - started)
