@@ -119,3 +119,14 @@ def test_a_cut_turn_without_finish_passes_and_a_finished_one_hides_the_fault() -
     assert judge.judge_fault("cut", judge.Exchange(200, half, 0.2)) is None
     hidden = judge.judge_fault("cut", judge.Exchange(200, raw, 0.2))
     assert hidden is not None and hidden.startswith("hidden")
+
+
+def test_a_cut_after_the_finish_hides_nothing() -> None:
+    """Gemini sends the whole call and its finish in the first event: a cut halfway comes after
+    the finish, so a finished turn through the gateway is the truth, not a hidden fault."""
+    raw = body("gemini", "single_call")
+    first = raw.split(b"\n\n", 1)[0] + b"\n\n"
+    assert judge.judge_fault("cut", judge.Exchange(200, raw, 0.2), before_cut=first) is None
+    half = body("glm", "parallel_calls")[:200]
+    hidden = judge.judge_fault("cut", judge.Exchange(200, raw, 0.2), before_cut=half)
+    assert hidden is not None and hidden.startswith("hidden")

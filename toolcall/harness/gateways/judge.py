@@ -131,7 +131,7 @@ def judge_turn(direct: Outcome, through: Outcome) -> list[str]:
 
 def wire_changes(direct: bytes, through: bytes) -> list[str]:
     """What the gateway changed on the wire, as short labels (`usage replaced`, `[DONE] added`,
-    `re-chunked 12->14`); `byte for byte` when nothing did. Never a failure by itself."""
+    `chunks added`); `byte for byte` when nothing did. Never a failure by itself."""
     if direct == through:
         return ["byte for byte"]
     try:
@@ -139,8 +139,10 @@ def wire_changes(direct: bytes, through: bytes) -> list[str]:
     except walk.UnreadableStream as exc:
         return [f"unreadable: {exc}"]
     changes: list[str] = []
-    if len(before.chunks) != len(after.chunks):
-        changes.append(f"re-chunked {len(before.chunks)}->{len(after.chunks)}")
+    if len(before.chunks) < len(after.chunks):
+        changes.append("chunks added")
+    elif len(before.chunks) > len(after.chunks):
+        changes.append("chunks dropped")
     if before.comments and not after.comments:
         changes.append("comments dropped")
     elif after.comments and not before.comments:
@@ -206,9 +208,13 @@ class Exchange:
     notes: Sequence[str] = field(default_factory=tuple)
 
 
-def judge_fault(fault: str, exchange: Exchange, *, bound: float = FAULT_BOUND) -> str | None:
+def judge_fault(
+    fault: str, exchange: Exchange, *, before_cut: bytes = b"", bound: float = FAULT_BOUND
+) -> str | None:
     """None when the fault reached the client in time; else what went wrong (`hang`, `empty
-    200`, `hidden`: a complete turn as if nothing had happened)."""
+    200`, `hidden`: a complete turn as if nothing had happened). `before_cut` is what upstream
+    sent before a `cut`: when that already finished the turn (a whole call and its finish in
+    the first event), a finished turn hides nothing."""
     if exchange.timed_out or exchange.seconds > bound:
         return f"hang: nothing ended the exchange within {bound:g} s"
     if exchange.status is not None and exchange.status >= 400:
@@ -224,8 +230,8 @@ def judge_fault(fault: str, exchange: Exchange, *, bound: float = FAULT_BOUND) -
     got = outcome(exchange.body)
     if got.error is not None:
         return None  # an error the client can see (a provider error payload, a cut call)
-    if got.finished:
-        return "hidden: a finished turn although upstream was cut"
+    if got.finished and not outcome(before_cut).finished:
+        return "hidden: a finished turn although upstream was cut before its finish"
     return None  # a turn without finish_reason: the client can tell it was cut
 
 

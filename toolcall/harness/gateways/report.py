@@ -73,7 +73,7 @@ def changes(run: GatewayRun) -> list[tuple[str, int, list[str]]]:
             if label == "byte for byte":
                 continue
             counted[label] += 1
-            where.setdefault(label, []).append(f"{result.case.provider}/{result.case.column}")
+            where.setdefault(label, []).append(f"{result.case.provider}/{result.case.target}")
     return [(label, n, where[label][:3]) for label, n in counted.most_common()]
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from .. import cassettes, published
+from .. import cassettes, published, serve
 from ..peers import Unavailable
 from ..profiles import Suite
 from . import judge, process
@@ -112,9 +112,17 @@ def cases(suite: Suite, *, provider: str | None = None, scenario: str | None = N
             if cell.not_applicable:
                 continue
             request = suite.request_body(p, cell)
+            body = _body(cassettes.cassette_path(suite.cassettes, p.key, cell.scenario))
             for fault in FAULTS:
-                out.append(Case(p.key, cell.scenario, fault, request, b""))
+                out.append(Case(p.key, cell.scenario, fault, request, body))
     return out
+
+
+def _before_cut(body: bytes) -> bytes:
+    """What serve sends of `body` before its `cut` drops the connection: the first half of
+    the events (`serve.events`, as serve cuts them)."""
+    pieces = serve.events(body)
+    return b"".join(pieces[: len(pieces) // 2])
 
 
 def _body(path: Path) -> bytes:
@@ -180,7 +188,8 @@ def stream(
     exchange = send(target.base_url + "/chat/completions", request, target.headers, bound=bound)
     result = StreamResult(gateway.name, case, exchange.status, exchange.seconds)
     if case.fault:
-        result.fault = judge.judge_fault(case.fault, exchange, bound=bound)
+        before_cut = _before_cut(case.direct) if case.fault == "cut" else b""
+        result.fault = judge.judge_fault(case.fault, exchange, before_cut=before_cut, bound=bound)
         return result
     if exchange.timed_out or exchange.transport_error:
         result.error = exchange.transport_error or f"no answer within {bound:g} s"
