@@ -51,14 +51,15 @@ matrix: $(PEERS_STAMP) $(JS_STAMP)
 		$(if $(PROVIDER),--provider $(PROVIDER)) $(if $(SCENARIO),--scenario $(SCENARIO)) \
 		$(if $(EXTERNAL),--external "$(EXTERNAL)")
 
-## gateways: LiteLLM, Portkey, openai-forward (installed in .gateways/ on first use) in front of
-## serve; GATEWAY_URL=<url> SERVE_PORT=<port> checks your own gateway instead
-gateways: $(STAMP)
+## gateways: LiteLLM, Portkey, openai-forward in front of serve (GATEWAY_URL= checks yours)
+CLIENTS ?= 1
+gateways: $(STAMP) $(if $(filter 0,$(CLIENTS)),,$(JS_STAMP))
 	@mkdir -p reports
 	$(BIN)/toolcall gateways --markdown reports/gateways.md --json reports/gateways.json \
 		$(if $(PROVIDER),--provider $(PROVIDER)) $(if $(SCENARIO),--scenario $(SCENARIO)) \
 		$(if $(GATEWAY),--gateway $(GATEWAY)) $(if $(SERVE_PORT),--serve-port $(SERVE_PORT)) \
-		$(if $(GATEWAY_URL),--gateway-url $(GATEWAY_URL) --strict)
+		$(if $(GATEWAY_URL),--gateway-url $(GATEWAY_URL) --strict) \
+		$(if $(filter 0,$(CLIENTS)),--no-clients)
 
 ## bench: end-to-end cost as a ratio to stdlib json.loads of the same chunks, peers beside ours
 bench: $(PEERS_STAMP)

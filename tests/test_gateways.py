@@ -97,9 +97,10 @@ def test_the_readme_recipe_checks_a_gateway_by_url(rewrites: Rewrites) -> None:
     port = process.free_port()
     with relaying(f"http://127.0.0.1:{port}", rewrites) as url:
         command = (
-            line.replace("http://127.0.0.1:4000", url).replace("8765", str(port)) + " PROVIDER=glm"
+            line.replace("http://127.0.0.1:4000", url).replace("8765", str(port))
+            + " PROVIDER=glm CLIENTS=0"
         )
-        assert command != line + " PROVIDER=glm", "the recipe's URL or port changed"
+        assert url in command and str(port) in command, "the recipe's URL or port changed"
         env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLCALL")}
         done = subprocess.run(
             ["bash", "-c", command],
@@ -117,3 +118,31 @@ def test_the_readme_recipe_checks_a_gateway_by_url(rewrites: Rewrites) -> None:
     else:
         assert done.returncode == 0, out[-3000:]
         assert "FAIL" not in out and "REQ" not in out
+
+
+def test_an_http_client_that_merges_calls_through_the_gateway_is_a_client_finding() -> None:
+    """LiteLLM's `index: 0` on Gemini's index-less parallel calls, as measured: the turn this
+    library assembles is intact, but the openai SDK's stream helper, fine straight from serve,
+    merges the two calls through the gateway."""
+    from toolcall.harness.gateways.clients import Client, available
+    from toolcall.harness.gateways.run import Clients
+
+    found, _missing = available()
+    sdk: list[Client] = [c for c in found if c.name == "openai-sdk-http"]
+    if not sdk:
+        pytest.skip("the openai SDK is not installed")
+    todo = [c for c in cases(SUITE, provider="gemini") if c.target == "parallel_calls"]
+    with (
+        upstream.serving(SUITE) as served,
+        relaying(served.base_url, Rewrites(insert_index=True)) as url,
+    ):
+        run = run_gateway(
+            ByURL(url, "relay"), served, todo, ROOT, say=lambda _: None, clients=Clients(sdk)
+        )
+    (result,) = run.results
+    assert result.turn == [] and "index absent->present" in result.wire
+    assert report.mark(result) == "CLIENT" and not result.passed
+    (difference,) = result.clients
+    assert (
+        difference.startswith("openai-sdk-http: direct ") and "get_weatherget_weather" in difference
+    )

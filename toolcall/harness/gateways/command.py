@@ -13,9 +13,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..profiles import Suite
-from . import process, report, upstream
+from . import clients, process, report, upstream
 from .known import ByURL, Gateway, builtin
-from .run import GatewayRun, cases, run_gateway
+from .run import Clients, GatewayRun, cases, run_gateway
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,6 +39,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--markdown", type=Path, help="write the report as Markdown here")
     parser.add_argument("--json", type=Path, help="write the report as JSON here")
     parser.add_argument("--strict", action="store_true", help="exit 1 when any stream failed")
+    parser.add_argument(
+        "--no-clients",
+        action="store_true",
+        help="skip the HTTP clients (openai SDK, openai-node, Vercel AI SDK) through each gateway",
+    )
 
 
 def chosen(args: argparse.Namespace) -> list[Gateway]:
@@ -59,12 +64,14 @@ def check(
     provider: str | None = None,
     scenario: str | None = None,
     say: Callable[[str], None] = print,
+    with_clients: bool = True,
 ) -> list[GatewayRun]:
     """Serve the suite, run each gateway over every case, stop everything started."""
     todo = cases(suite, provider=provider, scenario=scenario)
+    runner = Clients(*clients.available()) if with_clients else Clients()
     with process.terminating(), upstream.serving(suite, port=serve_port) as served:
         say(f"toolcall serve on {served.base_url}: {len(todo)} streams per gateway")
-        return [run_gateway(g, served, todo, suite.root, say=say) for g in gateways]
+        return [run_gateway(g, served, todo, suite.root, say=say, clients=runner) for g in gateways]
 
 
 def main(suite: Suite, args: argparse.Namespace) -> int:
@@ -79,6 +86,7 @@ def main(suite: Suite, args: argparse.Namespace) -> int:
         serve_port=args.serve_port,
         provider=args.provider,
         scenario=args.scenario,
+        with_clients=not args.no_clients,
     )
     print(report.text(runs), end="")
     if args.markdown:

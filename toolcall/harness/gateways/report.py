@@ -3,10 +3,11 @@ JSON.
 
 One mark per cell, worst first, so a glance finds the failures: `TURN` (the assembled turn
 differs), `ERROR` (no answer, or a status where a stream was due), `REQ` (a request field did not
-reach upstream as sent), `HANG`, `EMPTY` or `HIDDEN` (a fault upstream that did not reach the
-client as one), `pass` (the turn intact, the wire changed), `same` (byte for byte). A published
-column counts its recordings. Under the table, per gateway, every change seen and on how many
-streams, which is the part a reader of docs/MATRIX.md needs.
+reach upstream as sent), `CLIENT` (an HTTP client assembled differently through the gateway than
+straight from serve), `HANG`, `EMPTY` or `HIDDEN` (a fault upstream that did not reach the client
+as one), `pass` (the turn intact, the wire changed), `same` (byte for byte). A published column
+counts its recordings. Under the table, per gateway, every change seen and on how many streams,
+which is the part a reader of docs/MATRIX.md needs.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ def mark(result: StreamResult) -> str:
         return "TURN"
     if result.request is not None and not result.request.intact:
         return "REQ"
+    if result.clients:
+        return "CLIENT"
     return "same" if result.wire == ["byte for byte"] else "pass"
 
 
@@ -83,7 +86,7 @@ def failures(run: GatewayRun) -> list[str]:
         if result.passed:
             continue
         case = result.case
-        what = result.fault or result.error or "; ".join(result.turn)
+        what = result.fault or result.error or "; ".join(result.turn or result.clients)
         if not what and result.request is not None:
             what = ", ".join(result.request.notes())
         out.append(f"{mark(result)} {case.provider}/{case.target}{_fault(result)}: {what}")
@@ -105,6 +108,7 @@ def text(runs: Sequence[GatewayRun]) -> str:
         table = [["provider", *columns], *rows(run, columns)]
         widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
         lines += ["  ".join(v.ljust(w) for v, w in zip(r, widths, strict=True)) for r in table]
+        lines.append(f"   clients: {_clients(run)}")
         for label, count, examples in changes(run):
             lines.append(f"   changes: {label} ({count} streams, e.g. {', '.join(examples)})")
         lines += [f"   {line}" for line in failures(run)]
@@ -123,7 +127,7 @@ def markdown(runs: Sequence[GatewayRun]) -> str:
         out.append("| provider | " + " | ".join(columns) + " |")
         out.append("|---" * (len(columns) + 1) + "|")
         out += ["| " + " | ".join(r) + " |" for r in rows(run, columns)]
-        out.append("")
+        out += ["", f"HTTP clients through it: {_clients(run)}", ""]
         listed = changes(run)
         if listed:
             out += ["What it changed:", ""]
@@ -133,6 +137,14 @@ def markdown(runs: Sequence[GatewayRun]) -> str:
         if failed:
             out += ["Failures:", ""] + [f"- {line}" for line in failed] + [""]
     return "\n".join(out)
+
+
+def _clients(run: GatewayRun) -> str:
+    ran = ", ".join(run.clients) or "none"
+    missing = "; ".join(
+        f"{name} unavailable: {why}" for name, why in run.clients_unavailable.items()
+    )
+    return ran + (f" ({missing})" if missing else "")
 
 
 def document(runs: Sequence[GatewayRun]) -> dict[str, Any]:
@@ -165,4 +177,5 @@ def _result(result: StreamResult) -> dict[str, Any]:
         "wire": result.wire,
         "fault_problem": result.fault,
         "error": result.error,
+        "clients": result.clients,
     }

@@ -24,6 +24,7 @@ from .. import cassettes, published, serve
 from ..peers import Unavailable
 from ..profiles import Suite
 from . import judge, process
+from .clients import Client, answer, differences
 from .known import Gateway, Launch, Route, child_environment
 from .upstream import Upstream, route_path
 
@@ -76,6 +77,8 @@ class StreamResult:
     wire: list[str] = field(default_factory=list)
     fault: str | None = None
     error: str | None = None
+    #: the HTTP clients that assembled differently through the gateway than straight from serve
+    clients: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -83,7 +86,8 @@ class StreamResult:
             return False
         if self.case.fault:
             return self.fault is None
-        return not self.turn and (self.request is None or self.request.intact)
+        intact = self.request is None or self.request.intact
+        return not self.turn and intact and not self.clients
 
 
 @dataclass
@@ -92,6 +96,19 @@ class GatewayRun:
     version: str
     unavailable: str | None = None
     results: list[StreamResult] = field(default_factory=list)
+    #: the HTTP clients run through it, and the ones that could not run here with why
+    clients: list[str] = field(default_factory=list)
+    clients_unavailable: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Clients:
+    """The HTTP clients to run through each gateway, and their answers straight from serve,
+    kept across gateways (they do not depend on the gateway)."""
+
+    available: list[Client] = field(default_factory=list)
+    unavailable: dict[str, str] = field(default_factory=dict)
+    direct: dict[tuple[str, str, str], str] = field(default_factory=dict)
 
 
 def cases(suite: Suite, *, provider: str | None = None, scenario: str | None = None) -> list[Case]:
@@ -137,10 +154,14 @@ def run_gateway(
     *,
     say: Callable[[str], None] = print,
     bound: float = judge.FAULT_BOUND,
+    clients: Clients | None = None,
 ) -> GatewayRun:
     """Install (first use), start, stream every case through, stop; never raises for the
     gateway's sake."""
+    clients = clients or Clients()
     outcome = GatewayRun(gateway.name, gateway.version)
+    outcome.clients = [c.name for c in clients.available]
+    outcome.clients_unavailable = dict(clients.unavailable)
     try:
         home = gateway.install(root)
     except Unavailable as exc:
@@ -152,7 +173,7 @@ def run_gateway(
         with _started(launch, root / ".gateways" / f"{gateway.name}.log"):
             say(f"{gateway.name} {gateway.version}: {len(todo)} streams")
             for number, case in enumerate(todo, 1):
-                result = stream(gateway, launch, upstream, case, bound=bound)
+                result = stream(gateway, launch, upstream, case, bound=bound, clients=clients)
                 outcome.results.append(result)
                 mark = "ok" if result.passed else "FAIL"
                 say(f"  [{number}/{len(todo)}] {case.provider}/{case.column}: {mark}")
@@ -180,6 +201,7 @@ def stream(
     case: Case,
     *,
     bound: float = judge.FAULT_BOUND,
+    clients: Clients | None = None,
 ) -> StreamResult:
     """Send one case through the gateway and judge what came back and what serve received."""
     target = gateway.target(launch, upstream.base_url, case.route)
@@ -204,7 +226,31 @@ def stream(
         result.error = "serve received no request"
     result.turn = judge.judge_turn(judge.outcome(case.direct), judge.outcome(exchange.body))
     result.wire = judge.wire_changes(case.direct, exchange.body)
+    if clients is not None and clients.available:
+        result.clients = _clients(clients, case, upstream, target.base_url, target.headers, request)
     return result
+
+
+def _clients(
+    clients: Clients,
+    case: Case,
+    upstream: Upstream,
+    base_url: str,
+    headers: dict[str, str],
+    request: dict[str, Any],
+) -> list[str]:
+    """Each client straight from serve (once per stream) and through the gateway; the ones
+    whose result differs."""
+    direct, through = {}, {}
+    for client in clients.available:
+        key = (client.name, case.provider, case.target)
+        if key not in clients.direct:
+            clients.direct[key] = answer(
+                client, upstream.base_url + case.route.path, {}, case.request
+            )
+        direct[client.name] = clients.direct[key]
+        through[client.name] = answer(client, base_url, headers, request)
+    return differences(direct, through)
 
 
 def send(
