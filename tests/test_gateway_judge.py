@@ -130,3 +130,22 @@ def test_a_cut_after_the_finish_hides_nothing() -> None:
     half = body("glm", "parallel_calls")[:200]
     hidden = judge.judge_fault("cut", judge.Exchange(200, raw, 0.2), before_cut=half)
     assert hidden is not None and hidden.startswith("hidden")
+
+
+def test_a_client_is_held_against_the_reference_not_against_itself() -> None:
+    from toolcall.harness.gateways import clients
+
+    raw = body("glm", "single_call")
+    right = clients.reference(judge.outcome(raw), raw)
+    assert right is not None and "call_b6d6a2e173fd8b2d2cba32ab" in right
+    crashed = "crashed: raised TypeError: x"
+    merged = clients.shown([("call_b6d6a2e173fd8b2d2cba32ab", "get_weatherget_weather", "{}")], raw)
+    assert clients.judge("sdk", right, right, right) == (None, None)
+    failure, note = clients.judge("sdk", right, right, merged)
+    assert failure is not None and failure.startswith("sdk made wrong") and note is None
+    failure, note = clients.judge("sdk", right, crashed, merged)
+    assert failure is not None and failure.startswith("sdk made silently wrong")
+    failure, note = clients.judge("sdk", right, crashed, right)
+    assert failure is None and note is not None and note.startswith("sdk repaired")
+    made_up = clients.shown([("e1obA2HdJ9SnGxX3", "get_weather", "{}")], raw)
+    assert made_up == clients.shown([("jDCwWUs2hR5lZ2rb", "get_weather", "{}")], raw)

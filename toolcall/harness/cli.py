@@ -22,8 +22,9 @@ from .peers.external import DEFAULT_TIMEOUT
 from .profiles import ProfileError, Suite, load_suite
 from .record import DEFAULT_DEADLINE, DEFAULT_MAX_BYTES
 
-#: The commands that write into the suite (cassettes/, providers.yaml).
-WRITERS = ("record", "add-provider", "synthesize", "publish")
+#: The commands that write into the checkout (cassettes/, providers.yaml; `gateways` installs
+#: into .gateways/ and needs the committed gateways/ folder).
+WRITERS = ("record", "add-provider", "synthesize", "publish", "gateways")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -69,7 +69,9 @@ def changes(run: GatewayRun) -> list[tuple[str, int, list[str]]]:
     counted: Counter[str] = Counter()
     where: dict[str, list[str]] = {}
     for result in run.results:
-        labels = list(result.wire)
+        labels = list(result.wire) + [
+            f"client: {n.split(':')[0]} changed" for n in result.client_notes
+        ]
         if result.request is not None:
             labels += [f"request: {note}" for note in result.request.notes()]
         for label in dict.fromkeys(labels):
@@ -178,4 +180,5 @@ def _result(result: StreamResult) -> dict[str, Any]:
         "fault_problem": result.fault,
         "error": result.error,
         "clients": result.clients,
+        "client_notes": result.client_notes,
     }

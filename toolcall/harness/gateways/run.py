@@ -24,7 +24,8 @@ from .. import cassettes, published, serve
 from ..peers import Unavailable
 from ..profiles import Suite
 from . import judge, process
-from .clients import Client, answer, differences
+from .clients import Client, answer, reference
+from .clients import judge as judge_client
 from .known import Gateway, Launch, Route, child_environment
 from .upstream import Upstream, route_path
 
@@ -77,8 +78,9 @@ class StreamResult:
     wire: list[str] = field(default_factory=list)
     fault: str | None = None
     error: str | None = None
-    #: the HTTP clients that assembled differently through the gateway than straight from serve
+    #: HTTP clients the gateway made wrong (failures), and other changes in what they assembled
     clients: list[str] = field(default_factory=list)
+    client_notes: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -227,30 +229,31 @@ def stream(
     result.turn = judge.judge_turn(judge.outcome(case.direct), judge.outcome(exchange.body))
     result.wire = judge.wire_changes(case.direct, exchange.body)
     if clients is not None and clients.available:
-        result.clients = _clients(clients, case, upstream, target.base_url, target.headers, request)
+        _clients(result, clients, upstream, target.base_url, target.headers, request)
     return result
 
 
 def _clients(
+    result: StreamResult,
     clients: Clients,
-    case: Case,
     upstream: Upstream,
     base_url: str,
     headers: dict[str, str],
     request: dict[str, Any],
-) -> list[str]:
-    """Each client straight from serve (once per stream) and through the gateway; the ones
-    whose result differs."""
-    direct, through = {}, {}
+) -> None:
+    """Each client straight from serve (once per stream, kept) and through the gateway, judged
+    against this library's turn for the same bytes."""
+    case = result.case
+    right = reference(judge.outcome(case.direct), case.direct)
     for client in clients.available:
         key = (client.name, case.provider, case.target)
         if key not in clients.direct:
-            clients.direct[key] = answer(
-                client, upstream.base_url + case.route.path, {}, case.request
-            )
-        direct[client.name] = clients.direct[key]
-        through[client.name] = answer(client, base_url, headers, request)
-    return differences(direct, through)
+            direct_url = upstream.base_url + case.route.path
+            clients.direct[key] = answer(client, direct_url, {}, case.request, case.direct)
+        through = answer(client, base_url, headers, request, case.direct)
+        failure, note = judge_client(client.name, right, clients.direct[key], through)
+        result.clients += [failure] if failure else []
+        result.client_notes += [note] if note else []
 
 
 def send(
