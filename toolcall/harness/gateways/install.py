@@ -90,7 +90,10 @@ def _npm(folder: Path, home: Path, log: Path) -> None:
     if npm is None:
         raise Unavailable("npm is not installed")
     for name in ("package.json", "package-lock.json"):
-        shutil.copyfile(folder / name, home / name)
+        try:
+            shutil.copyfile(folder / name, home / name)
+        except OSError as exc:
+            raise Unavailable(f"cannot copy {folder / name}: {exc.strerror}") from None
     _step(
         [npm, "ci", "--prefix", str(home), "--no-audit", "--no-fund", "--loglevel=error"],
         log,
