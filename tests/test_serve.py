@@ -244,3 +244,107 @@ def test_the_readme_curl_example_works(server: serve.Running) -> None:
     done = subprocess.run(shlex.split(command), capture_output=True, timeout=30, check=False)
     assert done.returncode == 0
     assert done.stdout == cassette_body("gemini", "parallel_calls")
+
+
+def post_path(server: serve.Running, path: str, body: object, **headers: str) -> httpx.Response:
+    with httpx.Client(timeout=10) as client:
+        return client.post(server.base_url + path, json=body, headers=headers)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/deepseek/parallel_calls/v1/chat/completions",
+        "/deepseek/parallel_calls/chat/completions",
+    ],
+)
+def test_scenario_in_the_path_needs_no_header(server: serve.Running, path: str) -> None:
+    response = post_path(server, path, {"stream": True, "messages": []})
+    assert response.status_code == 200
+    assert response.content == cassette_body("deepseek", "parallel_calls")
+
+
+def test_path_wins_over_header_and_body(server: serve.Running) -> None:
+    response = post_path(
+        server,
+        "/openai/parallel_calls/v1/chat/completions",
+        request_for("single_call"),
+        **{"X-Toolcall-Scenario": "text_only"},
+    )
+    assert response.content == cassette_body("openai", "parallel_calls")
+
+
+def test_published_recording_in_the_path(server: serve.Running) -> None:
+    recording = published.discover(SUITE.cassettes, "qwen")[0]
+    path = f"/qwen/published/{recording.stem}/v1/chat/completions"
+    response = post_path(server, path, {"stream": True})
+    assert response.status_code == 200
+    assert response.content == cassettes.response_body(cassettes.load(recording.path))
+
+
+def test_fault_in_the_path(server: serve.Running) -> None:
+    limited = post_path(server, "/openai/single_call/fault/429/v1/chat/completions", {})
+    assert limited.status_code == 429
+    body = post_path(
+        server, "/grok/fault/keepalive/v1/chat/completions", request_for("parallel_calls")
+    )
+    assert body.content.count(b": keep-alive\n\n") >= 3
+    unknown = post_path(server, "/grok/single_call/fault/boom/v1/chat/completions", {})
+    assert unknown.status_code == 400
+    assert "unknown fault 'boom'" in unknown.json()["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/openai/a/b/v1/chat/completions", "/openai/published/v1/chat/completions"],
+)
+def test_unreadable_path_says_the_scheme(server: serve.Running, path: str) -> None:
+    response = post_path(server, path, request_for("single_call"))
+    assert response.status_code == 404
+    assert "/fault/<fault>" in response.json()["error"]["message"]
+
+
+def test_route_reads_every_form() -> None:
+    assert serve.route("/v1/chat/completions") == serve.Route(None, None, None)
+    assert serve.route("/glm/v1/chat/completions") == serve.Route("glm", None, None)
+    assert serve.route("/glm/x/fault/cut/v1/chat/completions") == serve.Route("glm", "x", "cut")
+    assert serve.route("/glm/published/r/chat/completions") == serve.Route(
+        "glm", "published/r", None
+    )
+    assert serve.route("/glm/v1/models") is None
+
+
+def test_requests_are_captured_with_credentials_masked() -> None:
+    with serve.serving(SUITE) as running:
+        sent = request_for("single_call", tool_stream=True, stream_options={"include_usage": True})
+        url = running.url("glm") + "/chat/completions"
+        httpx.post(url, json=sent, headers={"Authorization": "Bearer sk-secret"}, timeout=10)
+        [received] = running.requests()
+        assert received.method == "POST"
+        assert received.path == "/glm/v1/chat/completions"
+        assert received.body == sent
+        assert received.headers["authorization"] == "<masked>"
+        over_http = httpx.get(running.base_url + serve.CAPTURE_PATH, timeout=10).json()
+        assert over_http["requests"] == [received.to_json()]
+        assert "sk-secret" not in json.dumps(over_http)
+        cleared = httpx.delete(running.base_url + serve.CAPTURE_PATH, timeout=10).json()
+        assert cleared == {"cleared": 1}
+        assert running.requests() == []
+
+
+def test_capture_is_bounded() -> None:
+    with serve.serving(SUITE) as running:
+        url = running.url("openai") + "/chat/completions"
+        big = {"stream": False, "pad": "x" * (serve.CAPTURED_BODY_BYTES + 1)}
+        with httpx.Client(timeout=10) as client:
+            client.post(url, json=big)
+            for number in range(serve.CAPTURED + 5):
+                client.post(url, json={"stream": False, "n": number})
+        received = running.requests()
+        assert len(received) == serve.CAPTURED
+        assert received[-1].body == {"stream": False, "n": serve.CAPTURED + 4}
+    with serve.serving(SUITE) as running:
+        httpx.post(running.url("openai") + "/chat/completions", json=big, timeout=10)
+        [oversized] = running.requests()
+        assert oversized.body is None
+        assert oversized.body_bytes > serve.CAPTURED_BODY_BYTES

@@ -8,8 +8,19 @@ request (the scenario whose messages and tools the body carries, or one named in
 `X-Toolcall-Scenario` header, which may also name a published recording as `published/<stem>`),
 then streams the cassette's body one SSE event per write, as a provider does.
 
-Faults are asked for per request (`X-Toolcall-Fault`, or a `fault` query parameter), so one
-server covers the failure paths of a client too:
+Gateways and proxies drop headers they do not know, so everything a header chooses can also be
+chosen in the path, before the `/v1` a client's base URL ends with:
+
+    /<provider>/v1/chat/completions                        the request's body picks the scenario
+    /<provider>/<scenario>/v1/chat/completions             that scenario's cassette
+    /<provider>/published/<recording>/v1/chat/completions  that published recording
+    /<provider>[/<scenario>]/fault/<fault>/v1/chat/completions   with that fault
+
+The `/v1` is optional. What the path names wins over the headers, which win over the body;
+`published` and `fault` are therefore no scenario's name.
+
+Faults are asked for per request (in the path, `X-Toolcall-Fault`, or a `fault` query parameter),
+so one server covers the failure paths of a client too:
 
 - `cut`: the connection drops halfway through the events, mid-call;
 - `429`: `429 Too Many Requests` with `Retry-After: 1` and an OpenAI-style error body;
@@ -19,7 +30,14 @@ server covers the failure paths of a client too:
 
 The matrix also registers bodies of its own (a truncated variant, say) and hands the client a
 token for them (`X-Toolcall-Body`), so an HTTP client is judged on exactly the bytes the in-process
-implementations get. Everything here is the standard library's `http.server`: a test tool must not
+implementations get.
+
+The server keeps the last `CAPTURED` requests it received (method, path, headers with credentials
+masked, parsed body), in process (`Running.requests()`) and over HTTP (`GET /_toolcall/requests`;
+`DELETE` empties it), so a test can compare what a gateway forwarded with the scenario's request.
+A body over `CAPTURED_BODY_BYTES` is kept as its size only: memory stays bounded whatever arrives.
+
+Everything here is the standard library's `http.server`: a test tool must not
 need more than the suite it serves.
 """
 
@@ -27,25 +45,102 @@ from __future__ import annotations
 
 import json
 import secrets as random_tokens
+import socket
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from . import cassettes, published
 from .profiles import Suite
 
 FAULTS = ("cut", "429", "500", "drip", "keepalive")
 DEFAULT_DRIP_MS = 50
+FAULT_SEGMENT = "fault"
+CAPTURE_PATH = "/_toolcall/requests"
+CAPTURED = 64
+CAPTURED_BODY_BYTES = 1024 * 1024
+# Masked in captured headers: a gateway forwards the client's key, and captures are printed.
+SECRET_HEADERS = frozenset(
+    {"authorization", "proxy-authorization", "cookie", "x-api-key", "api-key", "x-goog-api-key"}
+)
 
 
 class NoCassette(LookupError):
     """No cassette answers this request; the message says what is known."""
+
+
+class BadRoute(ValueError):
+    """A chat completions path whose segments name nothing this server knows how to choose."""
+
+
+@dataclass(frozen=True)
+class Route:
+    """What a chat completions path chooses; `None` leaves the choice to headers and body."""
+
+    provider: str | None
+    scenario: str | None  # a scenario, or `published/<recording>`
+    fault: str | None
+
+
+def route(path: str) -> Route | None:
+    """The choices `path` makes, or `None` for a path that is not `…/chat/completions`."""
+    segments = [unquote(s) for s in path.split("/") if s]
+    if segments[-2:] != ["chat", "completions"]:
+        return None
+    prefix = segments[:-2]
+    if prefix[-1:] == ["v1"]:
+        prefix = prefix[:-1]
+    fault = None
+    if len(prefix) >= 2 and prefix[-2] == FAULT_SEGMENT:
+        fault, prefix = prefix[-1], prefix[:-2]
+    if not prefix:
+        return Route(None, None, fault)
+    provider, rest = prefix[0], prefix[1:]
+    if not rest:
+        return Route(provider, None, fault)
+    if len(rest) == 1 and rest[0] not in (published.PUBLISHED, FAULT_SEGMENT):
+        return Route(provider, rest[0], fault)
+    if len(rest) == 2 and rest[0] == published.PUBLISHED:
+        return Route(provider, f"{published.PUBLISHED}/{rest[1]}", fault)
+    raise BadRoute(
+        f"cannot read the path {path!r}: use /<provider>[/<scenario> | /published/<recording>]"
+        f"[/fault/<fault>]/v1/chat/completions"
+    )
+
+
+@dataclass(frozen=True)
+class Received:
+    """One request as the server received it: what a gateway in front of it forwarded."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any  # the parsed JSON; None when absent, unreadable or over CAPTURED_BODY_BYTES
+    body_bytes: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "method": self.method,
+            "path": self.path,
+            "headers": self.headers,
+            "body": self.body,
+            "body_bytes": self.body_bytes,
+        }
+
+
+def masked(headers: Mapping[str, str]) -> dict[str, str]:
+    """Header names lower-cased, credentials replaced: whether one was forwarded is kept."""
+    return {
+        name.lower(): "<masked>" if name.lower() in SECRET_HEADERS else value
+        for name, value in headers.items()
+    }
 
 
 @dataclass
@@ -55,6 +150,22 @@ class Catalogue:
     suite: Suite | None
     registered: dict[str, bytes] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    captured: deque[Received] = field(default_factory=lambda: deque(maxlen=CAPTURED))
+
+    def capture(self, received: Received) -> None:
+        with self.lock:
+            self.captured.append(received)
+
+    def requests(self) -> list[Received]:
+        """The last `CAPTURED` requests received, oldest first."""
+        with self.lock:
+            return list(self.captured)
+
+    def clear_requests(self) -> int:
+        with self.lock:
+            count = len(self.captured)
+            self.captured.clear()
+            return count
 
     def register(self, body: bytes) -> str:
         """Serve `body` to any request carrying the returned token in `X-Toolcall-Body`."""
@@ -68,9 +179,15 @@ class Catalogue:
             self.registered.pop(token, None)
 
     def body_for(
-        self, provider: str | None, request: Mapping[str, Any], headers: Mapping[str, str]
+        self,
+        provider: str | None,
+        request: Mapping[str, Any],
+        *,
+        scenario: str | None = None,
+        token: str | None = None,
     ) -> bytes:
-        token = headers.get("x-toolcall-body")
+        """The body registered under `token`, else the cassette of `scenario` (or of the
+        scenario whose request this is) for `provider`."""
         if token:
             with self.lock:
                 found = self.registered.get(token)
@@ -88,7 +205,7 @@ class Catalogue:
             raise NoCassette(
                 f"unknown provider {provider!r}; known: {sorted(self.suite.providers)}"
             )
-        scenario = headers.get("x-toolcall-scenario") or self._match(self.suite, request)
+        scenario = scenario or self._match(self.suite, request)
         if scenario.startswith(published.PUBLISHED + "/"):
             path = self.suite.cassettes / provider / f"{scenario}.yaml"
         else:
@@ -133,32 +250,65 @@ class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.1"
 
+    def setup(self) -> None:
+        super().setup()
+        # Headers and a short body go out in two writes; without NODELAY the second waits for
+        # the client's delayed ACK (about 40 ms a request on a kept-alive connection).
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
     def log_message(self, format: str, *args: Any) -> None:
         if self.server.verbose:
             super().log_message(format, *args)
 
     def do_GET(self) -> None:
         suite = self.server.catalogue.suite
+        if urlsplit(self.path).path == CAPTURE_PATH:
+            received = self.server.catalogue.requests()
+            self._json(200, {"requests": [r.to_json() for r in received]})
+            return
         if suite is not None and urlsplit(self.path).path.rstrip("/").endswith("/models"):
             models = [{"id": p.model, "object": "model"} for p in suite.providers.values()]
             self._json(200, {"object": "list", "data": models})
             return
         self._json(404, _error("not_found", "only POST …/chat/completions is served"))
 
+    def do_DELETE(self) -> None:
+        if urlsplit(self.path).path == CAPTURE_PATH:
+            self._json(200, {"cleared": self.server.catalogue.clear_requests()})
+            return
+        self._json(404, _error("not_found", f"only DELETE {CAPTURE_PATH} is served"))
+
     def do_POST(self) -> None:
         url = urlsplit(self.path)
-        if not url.path.rstrip("/").endswith("/chat/completions"):
+        try:
+            chosen = route(url.path)
+        except BadRoute as exc:
+            self._json(404, _error("not_found", str(exc)))
+            return
+        if chosen is None:
             self._json(404, _error("not_found", "only POST …/chat/completions is served"))
             return
         length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
         try:
-            request = json.loads(self.rfile.read(length) or b"{}")
+            request = json.loads(raw or b"{}")
         except ValueError:
+            request = None
+        headers = masked(dict(self.headers.items()))
+        self.server.catalogue.capture(
+            Received(
+                "POST",
+                self.path,
+                headers,
+                request if len(raw) <= CAPTURED_BODY_BYTES else None,
+                len(raw),
+            )
+        )
+        if request is None:
             self._json(400, _error("invalid_request_error", "the body is not JSON"))
             return
-        headers = {k.lower(): v for k, v in self.headers.items()}
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
-        fault = headers.get("x-toolcall-fault") or query.get("fault")
+        fault = chosen.fault or headers.get("x-toolcall-fault") or query.get("fault")
         if fault is not None and fault not in FAULTS:
             self._json(
                 400, _error("invalid_request_error", f"unknown fault {fault!r}; known: {FAULTS}")
@@ -175,9 +325,14 @@ class _Handler(BaseHTTPRequestHandler):
         if request.get("stream") is not True:
             self._json(400, _error("invalid_request_error", "only streamed requests are served"))
             return
-        provider = headers.get("x-toolcall-provider") or _provider_from_path(url.path)
+        provider = chosen.provider or headers.get("x-toolcall-provider")
         try:
-            body = self.server.catalogue.body_for(provider, request, headers)
+            body = self.server.catalogue.body_for(
+                provider,
+                request,
+                scenario=chosen.scenario or headers.get("x-toolcall-scenario"),
+                token=headers.get("x-toolcall-body"),
+            )
         except NoCassette as exc:
             self._json(404, _error("not_found", str(exc)))
             return
@@ -256,6 +411,10 @@ class Running:
     def catalogue(self) -> Catalogue:
         return self.server.catalogue
 
+    def requests(self) -> list[Received]:
+        """The last requests this server received, oldest first (see `Catalogue.requests`)."""
+        return self.server.catalogue.requests()
+
     def url(self, provider: str) -> str:
         """The base URL an OpenAI-compatible client is given for `provider`."""
         return f"{self.base_url}/{provider}/v1"
@@ -284,14 +443,6 @@ def serving(suite: Suite | None, **options: Any) -> Iterator[Running]:
         yield running
     finally:
         stop(running)
-
-
-def _provider_from_path(path: str) -> str | None:
-    """`/<provider>/v1/chat/completions` or `/<provider>/chat/completions` names the provider."""
-    segments = [s for s in path.split("/") if s]
-    if len(segments) >= 3 and segments[-2:] == ["chat", "completions"] and segments[0] != "v1":
-        return segments[0]
-    return None
 
 
 def _error(kind: str, message: str) -> dict[str, Any]:
