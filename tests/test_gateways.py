@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from tests.gateway_relay import Rewrites, relaying
-from toolcall.harness.gateways import process, report, upstream
+from toolcall.harness import serve
+from toolcall.harness.gateways import process, report
 from toolcall.harness.gateways.known import ByURL
 from toolcall.harness.gateways.run import GatewayRun, cases, run_gateway
 from toolcall.harness.profiles import load_suite
@@ -28,7 +29,7 @@ SUITE = load_suite(ROOT)
 
 def through(rewrites: Rewrites, *, bound: float = 3.0) -> GatewayRun:
     todo = cases(SUITE, provider="glm")
-    with upstream.serving(SUITE) as served, relaying(served.base_url, rewrites) as url:
+    with serve.serving(SUITE) as served, relaying(served.base_url, rewrites) as url:
         return run_gateway(ByURL(url, "relay"), served, todo, ROOT, say=lambda _: None, bound=bound)
 
 
@@ -75,7 +76,7 @@ def test_a_gateway_that_cannot_start_is_unavailable_with_the_reason(tmp_path: Pa
 
             return Launch(("sh", "-c", "echo config missing; exit 4"), port)
 
-    with upstream.serving(SUITE) as served:
+    with serve.serving(SUITE) as served:
         run = run_gateway(Broken("http://127.0.0.1:9", "broken"), served, [], tmp_path)
     assert run.unavailable is not None and "config missing" in run.unavailable
     assert "unavailable: did not start" in report.text([run])
@@ -133,7 +134,7 @@ def test_an_http_client_that_merges_calls_through_the_gateway_is_a_client_findin
         pytest.skip("the openai SDK is not installed")
     todo = [c for c in cases(SUITE, provider="gemini") if c.target == "parallel_calls"]
     with (
-        upstream.serving(SUITE) as served,
+        serve.serving(SUITE) as served,
         relaying(served.base_url, Rewrites(insert_index=True)) as url,
     ):
         run = run_gateway(

@@ -12,8 +12,9 @@ import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from .. import serve
 from ..profiles import Suite
-from . import clients, process, report, upstream
+from . import clients, process, report
 from .known import ByURL, Gateway, builtin
 from .run import Clients, GatewayRun, cases, run_gateway
 
@@ -69,9 +70,11 @@ def check(
     """Serve the suite, run each gateway over every case, stop everything started."""
     todo = cases(suite, provider=provider, scenario=scenario)
     runner = Clients(*clients.available()) if with_clients else Clients()
-    with process.terminating(), upstream.serving(suite, port=serve_port) as served:
-        say(f"toolcall serve on {served.base_url}: {len(todo)} streams per gateway")
-        return [run_gateway(g, served, todo, suite.root, say=say, clients=runner) for g in gateways]
+    with process.terminating(), serve.serving(suite, port=serve_port) as running:
+        say(f"toolcall serve on {running.base_url}: {len(todo)} streams per gateway")
+        return [
+            run_gateway(g, running, todo, suite.root, say=say, clients=runner) for g in gateways
+        ]
 
 
 def main(suite: Suite, args: argparse.Namespace) -> int:

@@ -18,7 +18,7 @@ so what the suite measures is what a user of the defaults gets:
   serve`'s `<path>` (start serve on a fixed `--serve-port` and point the gateway there).
 
 The scenario, the published recording and the fault are chosen by the URL path on `serve`
-(`upstream.route_path`), never by a header, since gateways drop headers they do not know.
+(`run.route_path`), never by a header, since gateways drop headers they do not know.
 """
 
 from __future__ import annotations

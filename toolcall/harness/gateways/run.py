@@ -27,7 +27,6 @@ from . import judge, process
 from .clients import Client, answer, reference
 from .clients import judge as judge_client
 from .known import Gateway, Launch, Route, child_environment
-from .upstream import Upstream, route_path
 
 FAULTS = ("cut", "429", "500")
 #: The scenario whose request carries a fault (every provider has it).
@@ -137,6 +136,13 @@ def cases(suite: Suite, *, provider: str | None = None, scenario: str | None = N
     return out
 
 
+def route_path(provider: str, target: str, fault: str | None) -> str:
+    """The base path (ending in `/v1`) on serve that answers with `target` (a scenario or
+    `published/<stem>`), faulted or not: `serve`'s path routing, since gateways drop headers."""
+    middle = f"/{serve.FAULT_SEGMENT}/{fault}" if fault else ""
+    return f"/{provider}/{target}{middle}/v1"
+
+
 def _before_cut(body: bytes) -> bytes:
     """What serve sends of `body` before its `cut` drops the connection: the first half of
     the events (`serve.events`, as serve cuts them)."""
@@ -150,7 +156,7 @@ def _body(path: Path) -> bytes:
 
 def run_gateway(
     gateway: Gateway,
-    upstream: Upstream,
+    running: serve.Running,
     todo: Sequence[Case],
     root: Path,
     *,
@@ -170,12 +176,12 @@ def run_gateway(
         outcome.unavailable = str(exc)
         return outcome
     port = process.free_port()
-    launch = gateway.launch(home, port, upstream.base_url, [c.route for c in todo])
+    launch = gateway.launch(home, port, running.base_url, [c.route for c in todo])
     try:
         with _started(launch, root / ".gateways" / f"{gateway.name}.log"):
             say(f"{gateway.name} {gateway.version}: {len(todo)} streams")
             for number, case in enumerate(todo, 1):
-                result = stream(gateway, launch, upstream, case, bound=bound, clients=clients)
+                result = stream(gateway, launch, running, case, bound=bound, clients=clients)
                 outcome.results.append(result)
                 mark = "ok" if result.passed else "FAIL"
                 say(f"  [{number}/{len(todo)}] {case.provider}/{case.column}: {mark}")
@@ -199,16 +205,16 @@ def _started(launch: Launch, log: Path) -> Iterator[None]:
 def stream(
     gateway: Gateway,
     launch: Launch,
-    upstream: Upstream,
+    running: serve.Running,
     case: Case,
     *,
     bound: float = judge.FAULT_BOUND,
     clients: Clients | None = None,
 ) -> StreamResult:
     """Send one case through the gateway and judge what came back and what serve received."""
-    target = gateway.target(launch, upstream.base_url, case.route)
+    target = gateway.target(launch, running.base_url, case.route)
     request = {**case.request, "model": target.model}
-    before = len(upstream.received)
+    running.server.catalogue.clear_requests()
     exchange = send(target.base_url + "/chat/completions", request, target.headers, bound=bound)
     result = StreamResult(gateway.name, case, exchange.status, exchange.seconds)
     if case.fault:
@@ -221,22 +227,22 @@ def stream(
     if exchange.status != 200:
         result.error = f"HTTP {exchange.status}: {exchange.body[:160]!r}"
         return result
-    arrived = upstream.received[before:]
-    if arrived:
+    arrived = [r.body for r in running.requests() if r.method == "POST"]
+    if arrived and isinstance(arrived[-1], dict):
         result.request = judge.judge_request(case.request, arrived[-1])
     else:
         result.error = "serve received no request"
     result.turn = judge.judge_turn(judge.outcome(case.direct), judge.outcome(exchange.body))
     result.wire = judge.wire_changes(case.direct, exchange.body)
     if clients is not None and clients.available:
-        _clients(result, clients, upstream, target.base_url, target.headers, request)
+        _clients(result, clients, running, target.base_url, target.headers, request)
     return result
 
 
 def _clients(
     result: StreamResult,
     clients: Clients,
-    upstream: Upstream,
+    running: serve.Running,
     base_url: str,
     headers: dict[str, str],
     request: dict[str, Any],
@@ -248,7 +254,7 @@ def _clients(
     for client in clients.available:
         key = (client.name, case.provider, case.target)
         if key not in clients.direct:
-            direct_url = upstream.base_url + case.route.path
+            direct_url = running.base_url + case.route.path
             clients.direct[key] = answer(client, direct_url, {}, case.request, case.direct)
         through = answer(client, base_url, headers, request, case.direct)
         failure, note = judge_client(client.name, right, clients.direct[key], through)
