@@ -83,14 +83,18 @@ def main(suite: Suite, args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"error: {exc}")
         return 2
-    runs = check(
-        suite,
-        gateways,
-        serve_port=args.serve_port,
-        provider=args.provider,
-        scenario=args.scenario,
-        with_clients=not args.no_clients,
-    )
+    try:
+        runs = check(
+            suite,
+            gateways,
+            serve_port=args.serve_port,
+            provider=args.provider,
+            scenario=args.scenario,
+            with_clients=not args.no_clients,
+        )
+    except KeyboardInterrupt:
+        print("interrupted: every gateway this run started has been stopped")
+        return 130
     print(report.text(runs), end="")
     if args.markdown:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
