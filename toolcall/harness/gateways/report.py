@@ -70,7 +70,7 @@ def changes(run: GatewayRun) -> list[tuple[str, int, list[str]]]:
     where: dict[str, list[str]] = {}
     for result in run.results:
         labels = list(result.wire) + [
-            f"client: {n.split(':')[0]} changed" for n in result.client_notes
+            f"client: {n.split(':')[0]}" for n in result.client_notes
         ]
         if result.request is not None:
             labels += [f"request: {note}" for note in result.request.notes()]
