@@ -69,9 +69,7 @@ def changes(run: GatewayRun) -> list[tuple[str, int, list[str]]]:
     counted: Counter[str] = Counter()
     where: dict[str, list[str]] = {}
     for result in run.results:
-        labels = list(result.wire) + [
-            f"client: {n.split(':')[0]}" for n in result.client_notes
-        ]
+        labels = list(result.wire) + [f"client: {n.split(':')[0]}" for n in result.client_notes]
         if result.request is not None:
             labels += [f"request: {note}" for note in result.request.notes()]
         for label in dict.fromkeys(labels):
