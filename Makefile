@@ -8,7 +8,7 @@ PEERS_STAMP := $(VENV)/.peers-stamp
 JS_STAMP := clients/js/node_modules/.installed-stamp
 PYTEST_FILTERS := $(if $(PROVIDER),--toolcall-provider $(PROVIDER)) $(if $(SCENARIO),--toolcall-scenario $(SCENARIO))
 
-.PHONY: help test check conformance matrix bench fuzz lint typecheck synthesize record add-provider drift scan clean
+.PHONY: help test check conformance matrix gateways bench fuzz lint typecheck synthesize record add-provider drift scan clean
 
 ## help: list the targets and what each does
 help:
@@ -54,6 +54,16 @@ matrix: $(PEERS_STAMP) $(JS_STAMP)
 	$(BIN)/toolcall matrix --markdown reports/matrix.md --json reports/matrix.json \
 		$(if $(PROVIDER),--provider $(PROVIDER)) $(if $(SCENARIO),--scenario $(SCENARIO)) \
 		$(if $(EXTERNAL),--external "$(EXTERNAL)")
+
+## gateways: LiteLLM, Portkey, openai-forward in front of serve (GATEWAY_URL= checks yours)
+CLIENTS ?= 1
+gateways: $(STAMP) $(if $(filter 0,$(CLIENTS)),,$(JS_STAMP))
+	@mkdir -p reports
+	$(BIN)/toolcall gateways --markdown reports/gateways.md --json reports/gateways.json \
+		$(if $(PROVIDER),--provider $(PROVIDER)) $(if $(SCENARIO),--scenario $(SCENARIO)) \
+		$(if $(GATEWAY),--gateway $(GATEWAY)) $(if $(SERVE_PORT),--serve-port $(SERVE_PORT)) \
+		$(if $(GATEWAY_URL),--gateway-url $(GATEWAY_URL) --strict) \
+		$(if $(filter 0,$(CLIENTS)),--no-clients)
 
 ## bench: end-to-end cost as a ratio to stdlib json.loads of the same chunks, peers beside
 bench: $(PEERS_STAMP)
@@ -111,4 +121,4 @@ scan: $(STAMP)
 
 ## clean: remove .venv, reports and caches
 clean:
-	rm -rf $(VENV) reports .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .gateways reports .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -18,14 +18,16 @@ from typing import Any
 
 from . import accept, published, report
 from .checks import check_cell, check_recording, check_route_cell, route_cassettes
+from .gateways import command as gateways_command
 from .locate import require_checkout, suite_root
 from .matrix import COLUMN_BUDGET
 from .peers.external import DEFAULT_TIMEOUT
 from .profiles import DIRECT, ProfileError, Suite, load_suite
 from .record import DEFAULT_DEADLINE, DEFAULT_MAX_BYTES
 
-#: The commands that write into the suite (cassettes/, providers.yaml).
-WRITERS = ("record", "add-provider", "synthesize", "publish")
+#: The commands that write into the checkout (cassettes/, providers.yaml; `gateways` installs
+#: into .gateways/ and needs the committed gateways/ folder).
+WRITERS = ("record", "add-provider", "synthesize", "publish", "gateways")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -186,6 +188,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="answer this Host name too (loopback names and --host are always answered)",
     )
 
+    gw = commands.add_parser(
+        "gateways", help="stream every cassette through real gateways and judge what they change"
+    )
+    _filters(gw)
+    gateways_command.add_arguments(gw)
+
     scan = commands.add_parser("scan", help="look for secrets in cassettes (fails on a hit)")
     scan.add_argument("paths", type=Path, nargs="*", help="files or folders (default cassettes/)")
 
@@ -209,6 +217,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _publish(suite, args)
         if args.command == "serve":
             return _serve(suite, args)
+        if args.command == "gateways":
+            return gateways_command.main(suite, args)
         return _synthesize(suite, args.provider, args.scenario)
     except (ProfileError, published.PublishedError) as exc:
         print(f"toolcall: {exc}", file=sys.stderr)

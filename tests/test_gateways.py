@@ -1,0 +1,148 @@
+"""`toolcall gateways` end to end through a rewriting relay started here (no real gateway).
+
+The relay does what the real gateways were measured doing, so each judgement is seen to fire on
+the thing it is for: a dropped request field is `REQ`, an inserted index is a wire change and not
+a failure, a cut the relay sits on is a `HANG` within the bound; and the transparent relay, the
+README's "check your gateway" case, passes every stream.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.gateway_relay import Rewrites, relaying
+from toolcall.harness import serve
+from toolcall.harness.gateways import process, report
+from toolcall.harness.gateways.known import ByURL
+from toolcall.harness.gateways.run import GatewayRun, cases, run_gateway
+from toolcall.harness.profiles import load_suite
+
+ROOT = Path(__file__).resolve().parents[1]
+SUITE = load_suite(ROOT)
+
+
+def through(rewrites: Rewrites, *, bound: float = 3.0) -> GatewayRun:
+    todo = cases(SUITE, provider="glm")
+    with serve.serving(SUITE) as served, relaying(served.base_url, rewrites) as url:
+        return run_gateway(ByURL(url, "relay"), served, todo, ROOT, say=lambda _: None, bound=bound)
+
+
+def test_a_transparent_relay_passes_every_stream_byte_for_byte() -> None:
+    run = through(Rewrites())
+    assert run.unavailable is None
+    kinds = {r.case.kind for r in run.results}
+    assert kinds == {"cell", "published", "fault"}
+    assert [r for r in run.results if not r.passed] == []
+    streamed = [r for r in run.results if not r.case.fault]
+    assert all(r.wire == ["byte for byte"] for r in streamed)
+    assert all(r.request is not None and r.request.notes() == [] for r in streamed)
+
+
+def test_a_rewriting_relay_is_judged_field_by_field() -> None:
+    rewrites = Rewrites(
+        drop_request_fields=("tool_stream",),
+        insert_index=True,
+        drop_comments=True,
+        add_done=True,
+        hang_on_cut=6.0,
+    )
+    run = through(rewrites, bound=2.0)
+    by_target = {(r.case.target, r.case.fault): r for r in run.results}
+    stripped = by_target[("tool_stream_call", None)]
+    assert stripped.request is not None and stripped.request.stripped == ("tool_stream",)
+    assert report.mark(stripped) == "REQ" and not stripped.passed
+    assert by_target[("single_call", None)].passed  # no provider field to lose there
+    cut = by_target[("single_call", "cut")]
+    assert cut.fault is not None and cut.fault.startswith("hang"), cut.fault
+    assert by_target[("single_call", "429")].passed and by_target[("single_call", "500")].passed
+    table = report.text([run])
+    assert re.search(r"^glm .*REQ", table, re.MULTILINE), table
+    assert "request: stripped tool_stream" in table
+    assert "HANG glm/single_call [cut]" in table
+    document = report.document([run])
+    assert document["gateways"][0]["name"] == "relay"
+
+
+def test_a_gateway_that_cannot_start_is_unavailable_with_the_reason(tmp_path: Path) -> None:
+    class Broken(ByURL):
+        def launch(self, home, port, serve_url, routes):  # type: ignore[no-untyped-def]
+            from toolcall.harness.gateways.known import Launch
+
+            return Launch(("sh", "-c", "echo config missing; exit 4"), port)
+
+    with serve.serving(SUITE) as served:
+        run = run_gateway(Broken("http://127.0.0.1:9", "broken"), served, [], tmp_path)
+    assert run.unavailable is not None and "config missing" in run.unavailable
+    assert "unavailable: did not start" in report.text([run])
+
+
+def readme_recipe() -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Checking your gateway\n", 1)[1]
+    block = re.search(r"```sh\n(.*?)```", section, re.DOTALL)
+    assert block is not None, "the README's gateway recipe moved"
+    (line,) = [ln for ln in block.group(1).splitlines() if "GATEWAY_URL=" in ln]
+    return line.split("  #")[0].strip()
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+@pytest.mark.parametrize("rewrites", [Rewrites(), Rewrites(drop_request_fields=("tool_stream",))])
+def test_the_readme_recipe_checks_a_gateway_by_url(rewrites: Rewrites) -> None:
+    line = readme_recipe()
+    port = process.free_port()
+    with relaying(f"http://127.0.0.1:{port}", rewrites) as url:
+        command = (
+            line.replace("http://127.0.0.1:4000", url).replace("8765", str(port))
+            + " PROVIDER=glm CLIENTS=0"
+        )
+        assert url in command and str(port) in command, "the recipe's URL or port changed"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLCALL")}
+        done = subprocess.run(
+            ["bash", "-c", command],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+    out = done.stdout + done.stderr
+    assert "== url (yours)" in out, out[-3000:]
+    if rewrites.drop_request_fields:
+        assert done.returncode != 0 and "request: stripped tool_stream" in out, out[-3000:]
+    else:
+        assert done.returncode == 0, out[-3000:]
+        assert "FAIL" not in out and "REQ" not in out
+
+
+def test_an_http_client_that_merges_calls_through_the_gateway_is_a_client_finding() -> None:
+    """LiteLLM's `index: 0` on Gemini's index-less parallel calls, as measured: the turn this
+    library assembles is intact, but the openai SDK's stream helper, which crashes on them
+    straight from serve (a loud failure), merges them silently through the gateway."""
+    from toolcall.harness.gateways.clients import Client, available
+    from toolcall.harness.gateways.run import Clients
+
+    found, _missing = available()
+    sdk: list[Client] = [c for c in found if c.name == "openai-sdk-http"]
+    if not sdk:
+        pytest.skip("the openai SDK is not installed")
+    todo = [c for c in cases(SUITE, provider="gemini") if c.target == "parallel_calls"]
+    with (
+        serve.serving(SUITE) as served,
+        relaying(served.base_url, Rewrites(insert_index=True)) as url,
+    ):
+        run = run_gateway(
+            ByURL(url, "relay"), served, todo, ROOT, say=lambda _: None, clients=Clients(sdk)
+        )
+    (result,) = run.results
+    assert result.turn == [] and "index absent->present" in result.wire
+    assert report.mark(result) == "CLIENT" and not result.passed
+    (difference,) = result.clients
+    assert difference.startswith("openai-sdk-http made silently wrong: direct crashed: raised")
+    assert "get_weatherget_weather" in difference
