@@ -94,18 +94,25 @@ class RecordOptions:
     sleep: Callable[[float], None] = time.sleep
 
 
-def base_url_for(provider: Provider, options: RecordOptions) -> tuple[str, str]:
+def base_url_for(
+    provider: Provider, options: RecordOptions, route: Route | None = None
+) -> tuple[str, str] | None:
     """The base URL and where it came from: the flag first, then `TOOLCALL_<PROVIDER>_BASE_URL`,
-    then the profile (gateways, proxies)."""
+    then the profile's own (the route's, for a route that is not direct; a gateway has none)."""
     variable = f"TOOLCALL_{provider.key.upper()}_BASE_URL"
+    own = (
+        (provider.base_url, f"providers.{provider.key}.base_url")
+        if route is None or route.kind == DIRECT
+        else (route.base_url, f"routes.{route.key}.base_url")
+    )
     for address, source in [
         (options.base_url, "--base-url"),
         (options.environ.get(variable), variable),
-        (provider.base_url, f"providers.{provider.key}.base_url"),
+        own,
     ]:
         if address:
             return address.rstrip("/"), source
-    raise AssertionError("unreachable: a profile always has a base_url")
+    return None
 
 
 def route_for(suite: Suite, provider: Provider, options: RecordOptions) -> tuple[Route, str, str]:
@@ -119,7 +126,7 @@ def route_for(suite: Suite, provider: Provider, options: RecordOptions) -> tuple
     sent, naming where it came from.
     """
     if options.route is None:
-        base, source = _usable(provider, *base_url_for(provider, options))
+        base, source = _usable(provider, base_url_for(provider, options))
         if base != provider.base_url:
             others = ", ".join(k for k in suite.routes if k != DIRECT)
             raise RecordError(
@@ -133,23 +140,19 @@ def route_for(suite: Suite, provider: Provider, options: RecordOptions) -> tuple
         route = suite.route(options.route)
     except ProfileError as exc:
         raise RecordError(f"{provider.key}: {exc}") from None
-    if route.kind == DIRECT:
-        return (route, *_usable(provider, *base_url_for(provider, options)))
-    variable = f"TOOLCALL_{provider.key.upper()}_BASE_URL"
-    for address, source in [
-        (options.base_url, "--base-url"),
-        (options.environ.get(variable), variable),
-        (route.base_url, f"routes.{route.key}.base_url"),
-    ]:
-        if address:
-            return (route, *_usable(provider, address.rstrip("/"), source))
-    raise RecordError(
-        f"{provider.key}: route {route.key} ({route.kind}) has no base URL of its own; give "
-        "yours with BASE_URL= (--base-url)"
-    )
+    found = base_url_for(provider, options, route)
+    if found is None:
+        raise RecordError(
+            f"{provider.key}: route {route.key} ({route.kind}) has no base URL of its own; give "
+            "yours with BASE_URL= (--base-url)"
+        )
+    return (route, *_usable(provider, found))
 
 
-def _usable(provider: Provider, base: str, source: str) -> tuple[str, str]:
+def _usable(provider: Provider, found: tuple[str, str] | None) -> tuple[str, str]:
+    if found is None:  # a profile always has a base URL; only a gateway route has none
+        raise RecordError(f"{provider.key}: no base URL; give one with BASE_URL= (--base-url)")
+    base, source = found
     problem = scrub.url_problem(base)
     if problem is not None:
         raise RecordError(f"{provider.key}: the base URL from {source} is not usable: {problem}")
