@@ -15,13 +15,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import accept, published, report
+from . import accept, published, report, wire_recordings
 from .checks import check_cell, check_recording, check_route_cell, route_cassettes
 from .locate import require_checkout, suite_root
 from .matrix import COLUMN_BUDGET
 from .peers.external import DEFAULT_TIMEOUT
 from .profiles import DIRECT, ProfileError, Suite, load_suite
 from .record import DEFAULT_DEADLINE, DEFAULT_MAX_BYTES
+from .wire_checks import check_wire_recording
 
 #: The commands that write into the suite (cassettes/, providers.yaml).
 WRITERS = ("record", "add-provider", "synthesize", "publish")
@@ -202,7 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "serve":
             return _serve(suite, args)
         return _synthesize(suite, args.provider, args.scenario)
-    except (ProfileError, published.PublishedError) as exc:
+    except (ProfileError, published.PublishedError, wire_recordings.WireRecordingError) as exc:
         print(f"toolcall: {exc}", file=sys.stderr)
         return 2
 
@@ -227,6 +228,9 @@ def _conformance(
     if not scenario:
         recordings = published.discover(suite.cassettes, provider, keep_unreadable=True)
         outcomes += [check_recording(suite, r) for r in recordings]
+        outcomes += [
+            check_wire_recording(suite, r) for r in wire_recordings.selected(suite, provider)
+        ]
     print(report.text(outcomes))
     if markdown:
         markdown.parent.mkdir(parents=True, exist_ok=True)

@@ -72,6 +72,17 @@ def discover(cassettes: Path) -> tuple[Recording, ...]:
     return tuple(load(path) for path in sorted((cassettes / WIRES).glob("*/*.source.json")))
 
 
+def selected(suite: Suite, provider: str | None = None) -> tuple[Recording, ...]:
+    """The wire recordings of the suite, or those a provider's wire offers name (PROVIDER=)."""
+    found = discover(suite.cassettes)
+    if provider is None:
+        return found
+    named = {
+        n for offer in suite.wire_offers if offer.provider == provider for n in offer.recordings
+    }
+    return tuple(r for r in found if r.name in named)
+
+
 def load(source_path: Path) -> Recording:
     """One recording from its `.source.json`, its body beside it and its expectation."""
     stem = source_path.name.removesuffix(".source.json")
