@@ -17,6 +17,9 @@ server covers the failure paths of a client too:
 - `drip`: a pause before every event (`X-Toolcall-Delay-Ms`, default 50 ms with `drip`);
 - `keepalive`: a `: keep-alive` comment before every event.
 
+The other wires (Responses, Anthropic Messages, Gemini, Ollama) are answered at their own paths
+from the wire recordings (`serve_wires`).
+
 The matrix also registers bodies of its own (a truncated variant, say) and hands the client a
 token for them (`X-Toolcall-Body`), so an HTTP client is judged on exactly the bytes the in-process
 implementations get. Everything here is the standard library's `http.server`: a test tool must not
@@ -37,7 +40,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from . import cassettes, published
+from . import cassettes, published, serve_wires
 from .profiles import Suite
 
 FAULTS = ("cut", "429", "500", "drip", "keepalive")
@@ -147,6 +150,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         url = urlsplit(self.path)
+        wire = serve_wires.wire_of(url.path)
+        if wire is not None:
+            serve_wires.answer(self, url, self.server.catalogue.suite, wire)
+            return
         if not url.path.rstrip("/").endswith("/chat/completions"):
             self._json(404, _error("not_found", "only POST …/chat/completions is served"))
             return
