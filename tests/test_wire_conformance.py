@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from toolcall.harness import report
+import toolcall
+from toolcall.harness import cross_wire, report
 from toolcall.harness.cli import main
 from toolcall.harness.profiles import format_schema, load_suite
 from toolcall.harness.wire_checks import check_wire_recording
@@ -100,3 +101,38 @@ def test_a_changed_body_and_an_unnamed_recording_are_findings(
     assert checks[0] == "verbatim" and "expected" in checks and checks[-1] == "profile"
     assert outcome.row == "openai@responses"  # the provenance's provider, when no offer names it
     capsys.readouterr()
+
+
+def test_the_declared_cross_wire_pairs_give_the_same_turn_ids_aside() -> None:
+    suite = load_suite(ROOT)
+    pairs = {(o.row, w, c) for o in suite.wire_offers for w, c in o.same_request.items()}
+    assert {row for row, _w, _c in pairs} == {"openai@responses", "gemini@gemini"}
+    assert len(pairs) == 3
+    by_name = {r.name: r for r in discover(suite.cassettes)}
+    for offer in suite.wire_offers:
+        for name in offer.same_request:
+            turn = toolcall.assemble(by_name[name].body())
+            assert cross_wire.findings(suite, offer, name, turn) == []
+
+
+def test_a_pair_whose_turns_differ_is_a_cross_wire_finding(suite_copy: Path) -> None:
+    providers = suite_copy / "providers.yaml"
+    text = providers.read_text(encoding="utf-8")
+    text = text.replace(
+        f"{NAME}: fantasy_gpt-4o_multi_tool_streaming",
+        f"{NAME}: pydantic-ai_gpt-4o-mini_tool-call_stream",
+    ).replace(
+        "fantasy_responses_gpt-5_multi_tool: fantasy_gpt-5_multi_tool",
+        "fantasy_responses_gpt-5_multi_tool: no_such_recording",
+    )
+    providers.write_text(text, encoding="utf-8")
+    suite = load_suite(suite_copy)
+    by_name = {r.name: r for r in discover(suite.cassettes)}
+    outcome = check_wire_recording(suite, by_name[NAME])
+    assert outcome.status == "fail"
+    first = outcome.findings[0]
+    assert first.check == "cross-wire"
+    assert first.path.startswith(f"providers.openai.wires.responses.same_request.{NAME}.")
+    missing = check_wire_recording(suite, by_name["fantasy_responses_gpt-5_multi_tool"])
+    assert [f.check for f in missing.findings] == ["cross-wire"]
+    assert "no_such_recording" in str(missing.findings[0].declared)

@@ -114,6 +114,8 @@ class WireOffer:
     recorded_as: tuple[str, ...] = ()
     documentation: str = ""
     reported: str = ""
+    #: wire recording -> the published chat recording of the same request to this provider.
+    same_request: dict[str, str] = field(default_factory=dict)
 
     @property
     def row(self) -> str:
@@ -269,6 +271,7 @@ def _wire_offers(provider: str, declared: dict[str, dict[str, Any]]) -> list[Wir
             recorded_as=tuple(raw.get("recorded_as", (provider,))),
             documentation=raw.get("documentation", ""),
             reported=raw.get("reported", ""),
+            same_request=raw.get("same_request", {}),
         )
         for wire, raw in declared.items()
     ]

@@ -5,7 +5,9 @@ source's bytes, every re-split (whole, byte by byte, 7-byte, random, inside UTF-
 turn with events on and the events tell that turn, the wire is detected from the body, and the
 turn is the hand-written expectation. A wire recording has no quirk fingerprint (the vocabulary
 describes chat chunks), so its provider's profile is judged by the one thing it declares about
-it: providers.yaml must name the recording under that provider's wire. The outcome's row is
+it: providers.yaml must name the recording under that provider's wire. Where it pairs the
+recording with a chat recording of the same request, the two turns must agree (`cross_wire`).
+The outcome's row is
 `provider@wire`, so a wire's evidence is never read as the provider's chat evidence.
 """
 
@@ -13,9 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from toolcall import ToolCallError, TurnBuilder
+from toolcall import ToolCallError, Turn, TurnBuilder
 
-from . import published
+from . import cross_wire, published
 from .checks import Finding, Outcome, error_kind, splits
 from .event_check import assemble_with_events
 from .profiles import Suite
@@ -44,12 +46,14 @@ def check_wire_recording(suite: Suite, recording: Recording) -> Outcome:
     if detected != recording.wire:
         findings.append(Finding("wire", "$", recording.wire, detected))
     answers: dict[str, Any] = {}
+    turns: dict[str, Turn] = {}
     for label, pieces in splits(body, seed=recording.id):
         try:
             turn, problems = assemble_with_events(pieces)
         except ToolCallError as exc:
             answers[label] = {"error": error_kind(exc), "why": str(exc)}
             continue
+        turns[label] = turn
         answers[label] = expectation_differences(turn, recording.expected)
         findings += [
             Finding("events", f"split[{label}]", "events that tell the turn", problem)
@@ -65,6 +69,8 @@ def check_wire_recording(suite: Suite, recording: Recording) -> Outcome:
         for label, answer in answers.items()
         if answer != whole
     ]
+    if offer is not None and "whole" in turns:
+        findings += cross_wire.findings(suite, offer, recording.name, turns["whole"])
     if offer is None:
         findings.append(
             Finding(
@@ -98,6 +104,8 @@ def _fix(recording: Recording, finding: Finding) -> str:
         return f"if the expectation is the one that is wrong, correct {folder}.expected.json"
     if finding.check == "verbatim":
         return f"restore the source's bytes (the SHA-256 in {folder}.source.json)"
+    if finding.check == "cross-wire":
+        return "compare the two recordings; if the model answered differently, drop the pair"
     if finding.check == "profile":
         return (
             f"name {recording.name} under its provider's wires.{recording.wire} in providers.yaml"
