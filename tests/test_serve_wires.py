@@ -165,3 +165,24 @@ def test_the_openai_sdk_streams_a_responses_recording(server: serve.Running) -> 
         (c["id"], c["name"]) for c in rec.expected["tool_calls"]
     ]
     assert [json.loads(c[2]) for c in calls] == [c["arguments"] for c in rec.expected["tool_calls"]]
+
+
+def test_the_serve_command_says_where_the_other_wires_are() -> None:
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "toolcall.harness.cli", "--root", str(ROOT), "serve"]
+    process = subprocess.Popen(
+        [*command, "--port", "0"], stdout=subprocess.PIPE, text=True, cwd=ROOT
+    )
+    try:
+        assert process.stdout is not None
+        base = process.stdout.readline().split()[2]
+        lines = [process.stdout.readline() for _ in range(len(SUITE.providers) + 2)]
+        assert "/v1/responses" in lines[-1] and "wires/<wire>/<name>" in lines[-1]
+        rec = named("fantasy_claude-sonnet-4_multi_tool")
+        response = httpx.post(f"{base}/anthropic/v1/messages", json={"stream": True}, timeout=10)
+        assert response.content == rec.body()
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -492,6 +492,11 @@ def _serve(suite: Suite, args: argparse.Namespace) -> int:
         "  pick a cassette by sending a scenario's request (scenarios.yaml) or with "
         "X-Toolcall-Scenario; faults with X-Toolcall-Fault: " + ", ".join(serve.FAULTS)
     )
+    print(
+        "  other wires: POST /v1/responses, /v1/messages, "
+        "/v1beta/models/{model}:streamGenerateContent?alt=sse, /api/chat, the recording named by "
+        "X-Toolcall-Scenario: wires/<wire>/<name> or a /<provider>/ prefix"
+    )
     try:
         running.thread.join()
     except KeyboardInterrupt:
