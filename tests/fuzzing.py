@@ -36,9 +36,8 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from tests import wire_recordings
 from tests.outcomes import BACKENDS, outcome
-from toolcall.harness import cassettes
+from toolcall.harness import cassettes, wire_recordings
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(__file__).resolve().parent / "fuzz_corpus"
@@ -52,7 +51,8 @@ def seeds() -> tuple[bytes, ...]:
         ROOT.glob("cassettes/*/published/*.yaml")
     )
     chat = tuple(cassettes.response_body(cassettes.load(path)) for path in paths)
-    return chat + tuple(recording.body() for recording in wire_recordings.recordings())
+    wires = wire_recordings.discover(ROOT / "cassettes")
+    return chat + tuple(recording.body() for recording in wires)
 
 
 # -- what goes in ------------------------------------------------------------------------------

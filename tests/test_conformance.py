@@ -1,5 +1,5 @@
-"""The conformance suite: one test per provider x scenario, per published recording and per
-cassette recorded through a route.
+"""The conformance suite: one test per provider x scenario, per published recording, per
+cassette recorded through a route and per recording of another wire (`provider@wire` rows).
 
 A failing cell fails in one line, its first finding and what to edit or run (the matrix at the
 end lists every cell, reports/conformance.md every finding): a traceback of this file would say
@@ -28,3 +28,8 @@ def test_published_recording(recording_outcome: Outcome) -> None:
 def test_route_cassette(route_outcome: Outcome) -> None:
     if route_outcome.status != "pass":
         pytest.fail(route_outcome.failure(), pytrace=False)
+
+
+def test_wire_recording(wire_recording_outcome: Outcome) -> None:
+    if wire_recording_outcome.status != "pass":
+        pytest.fail(wire_recording_outcome.failure(), pytrace=False)

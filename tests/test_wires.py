@@ -9,10 +9,12 @@ while the body is still being fed: as soon as it closed, not at the end of the t
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import json
 import random
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,11 +23,19 @@ from hypothesis import strategies as st
 
 import toolcall
 from tests.outcomes import BACKENDS, outcome
-from tests.wire_recordings import Recording, recordings, sha256
 from toolcall import ToolCallDone, Turn, TurnBuilder, TurnDone
 from toolcall.harness.event_check import event_problems
+from toolcall.harness.profiles import load_suite
+from toolcall.harness.published import sha256
+from toolcall.harness.wire_recordings import (
+    Recording,
+    discover,
+    expectation_differences,
+    offer_problems,
+)
 
-RECORDINGS = recordings()
+ROOT = Path(__file__).resolve().parents[1]
+RECORDINGS = discover(ROOT / "cassettes")
 IDS = [r.name for r in RECORDINGS]
 
 
@@ -46,23 +56,7 @@ def test_the_recording_is_the_published_bytes(rec: Recording) -> None:
 
 def check(turn: Turn, expected: dict[str, Any]) -> None:
     """`turn` holds exactly what the expectation says."""
-    calls = [
-        {"id": call.id, "name": call.function.name, "arguments": arguments}
-        for call, arguments in zip(turn.tool_calls, turn.arguments, strict=True)
-    ]
-    want = [{k: c[k] for k in ("id", "name", "arguments")} for c in expected["tool_calls"]]
-    assert calls == want
-    assert [c.index for c in turn.tool_calls] == list(range(len(want)))
-    for call, wanted in zip(turn.tool_calls, expected["tool_calls"], strict=True):
-        signature = wanted.get("thought_signature")
-        held = (call.extra_content or {}).get("google", {}).get("thought_signature")
-        if signature is None:
-            assert held is None
-        else:
-            assert held.startswith(signature["starts"]) and len(held) == signature["length"]
-    assert turn.content == expected["content"]
-    assert turn.reasoning == expected["reasoning"]
-    assert turn.finish_reason == expected["finish_reason"]
+    assert expectation_differences(turn, expected) == []
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -146,3 +140,58 @@ def test_any_resplitting_of_any_wire_recording_gives_its_turn(data: st.DataObjec
     pieces = [body[a:b] for a, b in itertools.pairwise(bounds)]
     backend = data.draw(st.sampled_from(BACKENDS))
     assert outcome(pieces, backend=backend) == outcome(body, wire=rec.wire)
+
+
+SUITE = load_suite(ROOT)
+
+
+def test_providers_yaml_names_every_wire_recording_once_under_its_provider_and_wire() -> None:
+    assert offer_problems(SUITE, RECORDINGS) == []
+    named = sorted(name for offer in SUITE.wire_offers for name in offer.recordings)
+    assert named == sorted(r.name for r in RECORDINGS)
+
+
+def test_every_wire_offer_has_an_endpoint_and_one_kind_of_evidence() -> None:
+    for offer in SUITE.wire_offers:
+        kinds = [bool(offer.recordings), bool(offer.documentation), bool(offer.reported)]
+        assert kinds.count(True) == 1, offer.row
+        assert offer.endpoint.startswith(("https://", "http://")), offer.row
+    rows = {o.row for o in SUITE.wire_offers}
+    assert {"openai@responses", "deepseek@anthropic", "gemini@gemini"} <= rows
+    assert "grok@responses" not in rows  # reported, not confirmed: left out
+
+
+def test_a_wrong_wire_offer_is_named_with_what_is_wrong() -> None:
+    (openai,) = [o for o in SUITE.wire_offers if o.row == "openai@responses"]
+    (anthropic,) = [o for o in SUITE.wire_offers if o.row == "anthropic@anthropic"]
+    wrong = dataclasses.replace(
+        openai,
+        recordings=(*openai.recordings, "no_such_recording", "fantasy_gemini-2.5-pro_multi_tool"),
+    )
+    stolen = dataclasses.replace(anthropic, provider="deepseek", recorded_as=("deepseek",))
+    others = tuple(o for o in SUITE.wire_offers if o not in (openai, anthropic))
+    suite = dataclasses.replace(SUITE, wire_offers=(*others, wrong, stolen))
+    problems = offer_problems(suite, RECORDINGS)
+    where = "providers.yaml: openai.wires.responses.recordings"
+    assert f"{where}: 'no_such_recording' is not under cassettes/wires/" in problems
+    assert f"{where}: 'fantasy_gemini-2.5-pro_multi_tool' is a gemini recording" in problems
+    assert any("recorded from 'anthropic', not ['deepseek']" in p for p in problems)
+    assert any(
+        p.startswith("wires/gemini/fantasy_gemini-2.5-pro_multi_tool: named by 2") for p in problems
+    )
+    dropped = dataclasses.replace(SUITE, wire_offers=(*others, openai))
+    assert any("named by 0 wire offers" in p for p in offer_problems(dropped, RECORDINGS))
+
+
+def test_an_expectation_that_differs_is_a_difference_with_its_path() -> None:
+    (rec,) = [r for r in RECORDINGS if "partialArgs_noargs" in r.name]
+    turn = toolcall.assemble(rec.body())
+    wrong = json.loads(json.dumps(rec.expected))
+    wrong["tool_calls"][0]["thought_signature"]["length"] += 1
+    wrong["tool_calls"][3]["arguments"] = {"id": "D"}
+    paths = [path for path, _want, _got in expectation_differences(turn, wrong)]
+    assert paths == ["$.tool_calls[0].thought_signature.length", "$.tool_calls[3].arguments.id"]
+    del wrong["tool_calls"][0]["thought_signature"]
+    assert "$.tool_calls[0].thought_signature" in [
+        p for p, _w, _g in expectation_differences(turn, wrong)
+    ]

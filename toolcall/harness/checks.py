@@ -32,6 +32,8 @@ from .replay import ReplayError, replay, replay_own_request
 #: (where the call's head and the finish live) and in 7-byte and random slices throughout, which
 #: keeps the whole suite within seconds.
 BYTEWISE_LIMIT = 64 * 1024
+#: The wire of every cassette under `cassettes/<provider>/`.
+CHAT = "chat"
 BYTEWISE_EDGE = 16 * 1024
 
 
@@ -61,7 +63,8 @@ class Outcome:
 
     For a recording, `scenario` is `published/<stem>` and `origin` says what kind of evidence it
     is (first-party, relay, documentation); cells leave `origin` empty. `route` is the route the
-    cassette's stream came through (routes.yaml).
+    cassette's stream came through (routes.yaml). `wire` is the API the stream was read from:
+    chat completions, or another wire for a recording under `cassettes/wires/`.
     """
 
     provider: str
@@ -70,6 +73,7 @@ class Outcome:
     note: str = ""
     origin: str = ""
     route: str = DIRECT
+    wire: str = CHAT
     findings: list[Finding] = field(default_factory=list)
     diagnostics: list[str] = field(default_factory=list)
     #: What to edit or run for the first finding (`harness.remedy`); empty when it says itself.
@@ -77,7 +81,10 @@ class Outcome:
 
     @property
     def row(self) -> str:
-        """The matrix row: the provider, or `provider@route` for a stream through a route."""
+        """The matrix row: the provider, `provider@route` for a stream through a route, or
+        `provider@wire` for a stream of another wire than chat completions."""
+        if self.wire != CHAT:
+            return f"{self.provider}@{self.wire}"
         return self.provider if self.route == DIRECT else f"{self.provider}@{self.route}"
 
     @property

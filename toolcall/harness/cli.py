@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import accept, published, report
+from . import accept, published, report, wire_recordings
 from .checks import check_cell, check_recording, check_route_cell, route_cassettes
 from .gateways import command as gateways_command
 from .locate import require_checkout, suite_root
@@ -24,6 +24,7 @@ from .matrix import COLUMN_BUDGET
 from .peers.external import DEFAULT_TIMEOUT
 from .profiles import DIRECT, ProfileError, Suite, load_suite
 from .record import DEFAULT_DEADLINE, DEFAULT_MAX_BYTES
+from .wire_checks import check_wire_recording
 
 #: The commands that write into the checkout (cassettes/, providers.yaml; `gateways` installs
 #: into .gateways/ and needs the committed gateways/ folder).
@@ -220,7 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "gateways":
             return gateways_command.main(suite, args)
         return _synthesize(suite, args.provider, args.scenario)
-    except (ProfileError, published.PublishedError) as exc:
+    except (ProfileError, published.PublishedError, wire_recordings.WireRecordingError) as exc:
         print(f"toolcall: {exc}", file=sys.stderr)
         return 2
 
@@ -245,6 +246,9 @@ def _conformance(
     if not scenario:
         recordings = published.discover(suite.cassettes, provider, keep_unreadable=True)
         outcomes += [check_recording(suite, r) for r in recordings]
+        outcomes += [
+            check_wire_recording(suite, r) for r in wire_recordings.selected(suite, provider)
+        ]
     print(report.text(outcomes))
     if markdown:
         markdown.parent.mkdir(parents=True, exist_ok=True)
@@ -533,6 +537,11 @@ def _serve(suite: Suite, args: argparse.Namespace) -> int:
     print(
         "  pick a cassette by sending a scenario's request (scenarios.yaml) or with "
         "X-Toolcall-Scenario; faults with X-Toolcall-Fault: " + ", ".join(serve.FAULTS)
+    )
+    print(
+        "  other wires: POST /v1/responses, /v1/messages, "
+        "/v1beta/models/{model}:streamGenerateContent?alt=sse, /api/chat, the recording named by "
+        "X-Toolcall-Scenario: wires/<wire>/<name> or a /<provider>/ prefix"
     )
     try:
         running.thread.join()

@@ -101,6 +101,32 @@ class Route:
 
 
 @dataclass(frozen=True)
+class WireOffer:
+    """One wire a provider offers beside chat completions: its endpoint and its evidence.
+
+    Evidence is one of three kinds: published `recordings` (by name, under
+    `cassettes/wires/<wire>/`), the provider's `documentation`, or `reported` by third parties
+    only. `recorded_as` lists the provider names the recordings' provenance may give (Google's
+    Gemini API and Vertex AI are one provider here).
+    """
+
+    provider: str
+    wire: str
+    endpoint: str
+    recordings: tuple[str, ...] = ()
+    recorded_as: tuple[str, ...] = ()
+    documentation: str = ""
+    reported: str = ""
+    #: wire recording -> the published chat recording of the same request to this provider.
+    same_request: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def row(self) -> str:
+        """The matrix row of this provider's recordings on this wire."""
+        return f"{self.provider}@{self.wire}"
+
+
+@dataclass(frozen=True)
 class Suite:
     """Everything the harness knows before it opens a cassette."""
 
@@ -108,6 +134,8 @@ class Suite:
     scenarios: dict[str, Scenario]
     providers: dict[str, Provider]
     routes: dict[str, Route] = field(default_factory=dict)
+    #: Every wire offered beside chat completions, by the profiles and by `wire_only` providers.
+    wire_offers: tuple[WireOffer, ...] = ()
 
     def route(self, key: str) -> Route:
         """The route named `key`; an unknown name is an error naming the known ones."""
@@ -223,7 +251,35 @@ def load_suite(root: Path, providers_text: str | None = None) -> Suite:
                 ]
             },
         )
-    return Suite(root=root, scenarios=scenarios, providers=providers, routes=load_routes(root))
+    offers = [
+        offer
+        for section in (providers_doc["providers"], providers_doc.get("wire_only", {}))
+        for key, raw in section.items()
+        for offer in _wire_offers(key, raw.get("wires", {}))
+    ]
+    return Suite(
+        root=root,
+        scenarios=scenarios,
+        providers=providers,
+        routes=load_routes(root),
+        wire_offers=tuple(offers),
+    )
+
+
+def _wire_offers(provider: str, declared: dict[str, dict[str, Any]]) -> list[WireOffer]:
+    return [
+        WireOffer(
+            provider=provider,
+            wire=wire,
+            endpoint=raw["endpoint"],
+            recordings=tuple(raw.get("recordings", ())),
+            recorded_as=tuple(raw.get("recorded_as", (provider,))),
+            documentation=raw.get("documentation", ""),
+            reported=raw.get("reported", ""),
+            same_request=raw.get("same_request", {}),
+        )
+        for wire, raw in declared.items()
+    ]
 
 
 def load_routes(root: Path, text: str | None = None) -> dict[str, Route]:

@@ -5,9 +5,10 @@ with its options namespaced (`--toolcall-provider`, `--toolcall-scenario`, `--to
 `--toolcall-report`, `--toolcall-json`). It generates tests only for tests that ask for its
 fixtures, so it stays silent elsewhere:
 
-- `conformance_outcome` / `recording_outcome` / `route_outcome`: this repository's own suite,
-  one test per provider x scenario, per published recording and per cassette recorded through a
-  route, with the matrix printed at the end;
+- `conformance_outcome` / `recording_outcome` / `route_outcome` / `wire_recording_outcome`: this
+  repository's own suite, one test per provider x scenario, per published recording, per
+  cassette recorded through a route and per recording of another wire, with the matrix printed
+  at the end;
 - `toolcall_case`: the hook for another project's assembler. A test that takes it runs once per
   case (every cassette, truncated variant and published recording), gets the raw body
   (`toolcall_case.body`, to test an SSE parser too) or the decoded chunks (`.chunks`) and the
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from .checks import Outcome
     from .profiles import Cell, Provider
     from .published import Recording
+    from .wire_recordings import Recording as WireRecording
 
 _OUTCOMES = pytest.StashKey[list["Outcome"]]()
 _OPTIONS = (
@@ -45,7 +47,13 @@ _OPTIONS = (
     "--toolcall-report",
     "--toolcall-json",
 )
-_FIXTURES = ("toolcall_case", "published_recording", "route_cassette", "conformance_cell")
+_FIXTURES = (
+    "toolcall_case",
+    "published_recording",
+    "route_cassette",
+    "conformance_cell",
+    "wire_recording",
+)
 
 
 def _require_harness(what: str, *, collecting: bool = False) -> None:
@@ -152,6 +160,18 @@ def route_outcome(
     from . import pytest_suite
 
     outcome = pytest_suite.route_outcome(request.config, route_cassette)
+    request.config.stash[_OUTCOMES].append(outcome)
+    return outcome
+
+
+@pytest.fixture
+def wire_recording_outcome(
+    request: pytest.FixtureRequest, wire_recording: WireRecording
+) -> Outcome:
+    """The checked outcome of one recording of another wire, kept for the report."""
+    from . import pytest_suite
+
+    outcome = pytest_suite.wire_recording_outcome(request.config, wire_recording)
     request.config.stash[_OUTCOMES].append(outcome)
     return outcome
 

@@ -14,12 +14,13 @@ from typing import Any
 
 import pytest
 
-from . import matrix, published, report
+from . import matrix, published, report, wire_recordings
 from .checks import Outcome, check_cell, check_recording, check_route_cell, route_cassettes
 from .locate import suite_root
 from .peers.external import Crashed, read_document
 from .profiles import Cell, ProfileError, Provider, Suite, load_suite
 from .verdict import judge
+from .wire_checks import check_wire_recording
 
 _SUITE = pytest.StashKey[Suite]()
 
@@ -66,6 +67,8 @@ def parametrize(metafunc: pytest.Metafunc) -> None:
         )
     if "conformance_cell" in metafunc.fixturenames:
         _parametrize_cells(metafunc)
+    if "wire_recording" in metafunc.fixturenames:
+        _parametrize_wire_recordings(metafunc)
 
 
 def _parametrize_cells(metafunc: pytest.Metafunc) -> None:
@@ -137,6 +140,26 @@ def _parametrize_recordings(metafunc: pytest.Metafunc) -> None:
 def recording_outcome(config: pytest.Config, recording: published.Recording) -> Outcome:
     """The checked outcome of one published recording."""
     return check_recording(_suite(config), recording)
+
+
+def _parametrize_wire_recordings(metafunc: pytest.Metafunc) -> None:
+    """One test per wire recording, narrowed by the provider that offers the wire; a scenario
+    filter skips them, as it skips the published chat recordings."""
+    config = metafunc.config
+    found: tuple[wire_recordings.Recording, ...] = ()
+    if not config.getoption("--toolcall-scenario"):
+        try:
+            found = wire_recordings.selected(
+                _suite(config), config.getoption("--toolcall-provider")
+            )
+        except wire_recordings.WireRecordingError as exc:
+            raise pytest.UsageError(str(exc)) from None
+    metafunc.parametrize("wire_recording", found, ids=[r.id for r in found])
+
+
+def wire_recording_outcome(config: pytest.Config, recording: wire_recordings.Recording) -> Outcome:
+    """The checked outcome of one wire recording."""
+    return check_wire_recording(_suite(config), recording)
 
 
 def route_outcome(config: pytest.Config, cassette: tuple[str, str, str, Path]) -> Outcome:

@@ -7,7 +7,8 @@ says what real evidence backs each provider (published recordings passed / total
 kind), because a cell that passes on a synthesized cassette shows our model of the provider, and
 only a recording shows the provider. A stream that came through a route other than the vendor's
 own API has its own row, `provider@route`, so what a relay or gateway does is never read as the
-provider's.
+provider's; so has a provider's wire other than chat completions (`openai@responses`), whose
+only column is its recordings.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .checks import Outcome
+from .checks import CHAT, Outcome
 from .profiles import DIRECT
 
 MARK = {"pass": "pass", "fail": "FAIL", "n/a": "n/a"}
@@ -27,7 +28,9 @@ RECORDINGS = "recordings"
 def _grid(outcomes: Sequence[Outcome]) -> tuple[list[str], list[str], dict[tuple[str, str], str]]:
     """Rows in the order providers first came, each provider's direct row before its routes."""
     first = {provider: n for n, provider in reversed(list(enumerate(o.provider for o in outcomes)))}
-    ordered = sorted(outcomes, key=lambda o: (first[o.provider], o.route != DIRECT, o.route))
+    ordered = sorted(
+        outcomes, key=lambda o: (first[o.provider], o.route != DIRECT, o.route, o.wire != CHAT)
+    )
     providers = list(dict.fromkeys(o.row for o in ordered))
     scenarios = list(dict.fromkeys(o.scenario for o in outcomes if not o.origin))
     cells = {(o.row, o.scenario): MARK[o.status] for o in outcomes if not o.origin}
@@ -130,6 +133,7 @@ def document(outcomes: Sequence[Outcome]) -> dict[str, Any]:
             {
                 "provider": o.provider,
                 "route": o.route,
+                "wire": o.wire,
                 "scenario": o.scenario,
                 "status": o.status,
                 "evidence": _evidence_of(o),

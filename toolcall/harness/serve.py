@@ -28,6 +28,9 @@ so one server covers the failure paths of a client too:
 - `drip`: a pause before every event (`X-Toolcall-Delay-Ms`, default 50 ms with `drip`);
 - `keepalive`: a `: keep-alive` comment before every event.
 
+The other wires (Responses, Anthropic Messages, Gemini, Ollama) are answered at their own paths
+from the wire recordings (`serve_wires`).
+
 The matrix also registers bodies of its own (a truncated variant, say) and hands the client a
 token for them (`X-Toolcall-Body`), so an HTTP client is judged on exactly the bytes the in-process
 implementations get.
@@ -81,7 +84,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from . import cassettes, published, serve_input
+from . import cassettes, published, serve_input, serve_wires
 from .profiles import Suite
 
 FAULTS = ("cut", "429", "500", "drip", "keepalive")
@@ -384,12 +387,17 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _post(self) -> None:
         url = urlsplit(self.path)
-        try:
-            chosen = route(url.path)
-        except BadRoute as exc:
-            raise serve_input.Refused(404, "not_found", str(exc)) from None
-        if chosen is None:
-            raise serve_input.Refused(404, "not_found", "only POST …/chat/completions is served")
+        wire = serve_wires.wire_of(url.path)
+        chosen = None
+        if wire is None:
+            try:
+                chosen = route(url.path)
+            except BadRoute as exc:
+                raise serve_input.Refused(404, "not_found", str(exc)) from None
+            if chosen is None:
+                raise serve_input.Refused(
+                    404, "not_found", "only POST …/chat/completions and the wires' paths are served"
+                )
         raw = self._read_body()
         headers = masked(dict(self.headers.items()))
         try:
@@ -398,6 +406,10 @@ class _Handler(BaseHTTPRequestHandler):
             kept = len(raw) <= CAPTURED_BODY_BYTES
             parsed = _parsed_or_none(raw) if kept else None
             self.server.catalogue.capture(Received("POST", self.path, headers, parsed, len(raw)))
+        if wire is not None:
+            serve_wires.answer(self, url, self.server.catalogue.suite, wire, request)
+            return
+        assert chosen is not None  # a chat completions path, or refused above
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
         fault = chosen.fault or headers.get("x-toolcall-fault") or query.get("fault")
         if fault is not None and fault not in FAULTS:

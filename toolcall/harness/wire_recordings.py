@@ -1,0 +1,174 @@
+"""The published recordings of the wires other than chat completions (`cassettes/wires/`).
+
+Each `<name>.<sse|jsonl|ndjson>` is a third party's body, verbatim; `<name>.source.json` says where
+it came from (and its SHA-256), `<name>.expected.json` what it holds, typed by hand. A `.jsonl`
+source kept one event's JSON per line and dropped the SSE framing; `Recording.body()` puts each
+line back in a `data:` event, the one change made to replay it (recorded in the cassettes'
+README). The suite, `toolcall serve` and the unit tests all read them through this module, so
+there is one reading of what a wire recording is and of what its expectation says.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from toolcall import Turn
+
+from .checks import differences
+from .profiles import Suite, WireOffer
+
+#: Where the wire recordings live, under the suite's `cassettes/`.
+WIRES = "wires"
+#: A recording's name in a scenario column, a serve header and a report: `wires/<wire>/<name>`.
+PREFIX = "wires/"
+BODY_SUFFIXES = (".sse", ".jsonl", ".ndjson")
+
+
+class WireRecordingError(Exception):
+    """A wire recording's files are missing or unreadable; the message names the file."""
+
+
+@dataclass(frozen=True)
+class Recording:
+    name: str
+    wire: str
+    raw: bytes
+    source: dict[str, Any]
+    expected: dict[str, Any]
+
+    @property
+    def id(self) -> str:
+        """`wires/<wire>/<name>`: how reports, serve and the tests name the recording."""
+        return f"{PREFIX}{self.wire}/{self.name}"
+
+    @property
+    def provider(self) -> str:
+        """The provider its provenance names (the source's own spelling)."""
+        return str(self.source["provider"])
+
+    @property
+    def origin(self) -> str:
+        """first-party, host or self-hosted: who served the stream."""
+        return str(self.source.get("party", ""))
+
+    @property
+    def content_type(self) -> str:
+        """What the endpoint answers with: Ollama's lines, everyone else's event stream."""
+        return "application/x-ndjson" if self.source["framing"] == "ndjson" else "text/event-stream"
+
+    def body(self) -> bytes:
+        """The HTTP body the provider sent, as the library reads it."""
+        if self.source["framing"] != "jsonl":
+            return self.raw
+        lines = [line for line in self.raw.splitlines() if line.strip()]
+        return b"".join(b"data: " + line + b"\n\n" for line in lines)
+
+
+def discover(cassettes: Path) -> tuple[Recording, ...]:
+    """Every wire recording under `cassettes/wires/`, in name order."""
+    return tuple(load(path) for path in sorted((cassettes / WIRES).glob("*/*.source.json")))
+
+
+def selected(suite: Suite, provider: str | None = None) -> tuple[Recording, ...]:
+    """The wire recordings of the suite, or those a provider's wire offers name (PROVIDER=)."""
+    found = discover(suite.cassettes)
+    if provider is None:
+        return found
+    named = {
+        n for offer in suite.wire_offers if offer.provider == provider for n in offer.recordings
+    }
+    return tuple(r for r in found if r.name in named)
+
+
+def load(source_path: Path) -> Recording:
+    """One recording from its `.source.json`, its body beside it and its expectation."""
+    stem = source_path.name.removesuffix(".source.json")
+    folder = source_path.parent
+    try:
+        source = json.loads(source_path.read_text(encoding="utf-8"))
+        bodies = [p for p in folder.glob(f"{stem}.*") if p.suffix in BODY_SUFFIXES]
+        if len(bodies) != 1:
+            raise WireRecordingError(
+                f"{folder / stem}: expected one body ({', '.join(BODY_SUFFIXES)}), found "
+                f"{sorted(p.name for p in bodies)}"
+            )
+        expected = json.loads((folder / f"{stem}.expected.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise WireRecordingError(f"{folder / stem}: {exc}") from None
+    return Recording(stem, source["wire"], bodies[0].read_bytes(), source, expected)
+
+
+def expectation_differences(turn: Turn, expected: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    """(JSON path, expected, observed) wherever `turn` differs from a hand-written expectation.
+
+    A wire expectation gives each call's id, name and parsed arguments in the order the wire
+    opened them, and a thought signature by its start and length (they run to kilobytes).
+    """
+    calls = []
+    wanted_calls = expected["tool_calls"]
+    for n, (call, arguments) in enumerate(zip(turn.tool_calls, turn.arguments, strict=False)):
+        wanted = wanted_calls[n] if n < len(wanted_calls) else {}
+        entry: dict[str, Any] = {"id": call.id, "name": call.function.name, "arguments": arguments}
+        held = (call.extra_content or {}).get("google", {}).get("thought_signature")
+        if held is not None:
+            starts = wanted.get("thought_signature", {}).get("starts", "")
+            entry["thought_signature"] = {"starts": held[: len(starts)], "length": len(held)}
+        calls.append(entry)
+    keys = ("id", "name", "arguments", "thought_signature")
+    want = {
+        "tool_calls": [{k: c[k] for k in keys if k in c} for c in expected["tool_calls"]],
+        "indices": list(range(len(expected["tool_calls"]))),
+        **{k: expected[k] for k in ("content", "reasoning", "finish_reason")},
+    }
+    got = {
+        "tool_calls": calls,
+        "indices": [call.index for call in turn.tool_calls],
+        "content": turn.content,
+        "reasoning": turn.reasoning,
+        "finish_reason": turn.finish_reason,
+    }
+    return differences(want, got)
+
+
+def offer_of(suite: Suite, recording: Recording) -> WireOffer | None:
+    """The provider's wire offer in providers.yaml that names `recording`, if one does."""
+    for offer in suite.wire_offers:
+        if recording.name in offer.recordings and offer.wire == recording.wire:
+            return offer
+    return None
+
+
+def offer_problems(suite: Suite, recordings: tuple[Recording, ...]) -> list[str]:
+    """Where providers.yaml's `wires:` and the recordings disagree, one line each.
+
+    Every named recording must exist on that wire with a provenance naming that provider, and
+    every recording must be named by exactly one offer: evidence nobody cites is evidence for
+    nothing.
+    """
+    by_name = {r.name: r for r in recordings}
+    problems = []
+    for offer in suite.wire_offers:
+        where = f"providers.yaml: {offer.provider}.wires.{offer.wire}.recordings"
+        for name in offer.recordings:
+            found = by_name.get(name)
+            if found is None:
+                problems.append(f"{where}: {name!r} is not under cassettes/wires/")
+            elif found.wire != offer.wire:
+                problems.append(f"{where}: {name!r} is a {found.wire} recording")
+            elif found.provider not in offer.recorded_as:
+                problems.append(
+                    f"{where}: {name!r} was recorded from {found.provider!r}, "
+                    f"not {list(offer.recorded_as)}"
+                )
+    for recording in recordings:
+        naming = [o for o in suite.wire_offers if recording.name in o.recordings]
+        if len(naming) != 1:
+            rows = [o.row for o in naming]
+            problems.append(
+                f"{recording.id}: named by {len(naming)} wire offers in providers.yaml {rows}, "
+                "not exactly one"
+            )
+    return problems
