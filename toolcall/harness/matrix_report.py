@@ -28,7 +28,9 @@ MARKS = "marks: ok = pass, FAIL = wrong answer, crash = no answer, skip = cut of
 JUDGES = (
     "judged by: published/<name> rows, the expectation written by hand beside the recording; "
     "scenario rows (synthesized cassettes), the reference's own turn for the same bytes plus the "
-    "scenario's expect schema; *_truncated rows, that the cut is reported"
+    "scenario's expect schema; *_truncated rows, that the cut is reported; <wire>/<name> rows "
+    "(Responses, Anthropic, Gemini, Ollama recordings), the expectation written by hand beside "
+    "the recording, with a cell for the implementations that read that wire"
 )
 
 

@@ -1,0 +1,138 @@
+"""The wire SDKs in the matrix: each judged on its wire's recordings by their expectations.
+
+Every adapter runs its SDK in this process on the recorded bytes (the HTTP client's transport
+replaced, nothing else), so these tests need the SDKs (`pip install -e '.[peers]'`) and skip
+without them. One altered expectation per adapter shows the judging can fail.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from toolcall.harness import matrix, matrix_wires
+from toolcall.harness.matrix import Case
+from toolcall.harness.peers import CHAT, Peer, Unavailable, builtin, reads
+from toolcall.harness.peers.reference import Reference
+from toolcall.harness.profiles import load_suite
+from toolcall.harness.verdict import PASS, judge
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Adapter name, the module it needs, the wire it reads.
+ADAPTERS = [
+    ("openai-responses", "openai", "responses"),
+    ("anthropic-sdk", "anthropic", "anthropic"),
+    ("google-genai", "google.genai", "gemini"),
+]
+
+
+def _cases(wire: str | None = None) -> list[Case]:
+    cases = list(matrix.wire_cases(load_suite(ROOT), None))
+    return [case for case in cases if wire is None or case.wire == wire]
+
+
+def _adapter(name: str, module: str) -> Peer:
+    pytest.importorskip(module)
+    try:
+        return builtin()[name]()
+    except Unavailable as exc:  # installed, but too old for the wire
+        pytest.skip(str(exc))
+
+
+def _verdicts(peer: Peer, cases: list[Case]) -> dict[str, str]:
+    return {r.scenario: r.verdict.label for r in matrix._column(peer, cases, float("inf"))}
+
+
+def test_every_wire_recording_is_a_row_the_reference_passes() -> None:
+    cases = _cases()
+    assert len(cases) == 24
+    assert {case.wire for case in cases} == {"responses", "anthropic", "gemini", "ollama"}
+    assert all(case.scenario.startswith(f"{case.wire}/") for case in cases)
+    assert set(_verdicts(Reference(), cases).values()) == {PASS}
+
+
+@pytest.mark.parametrize(("name", "module", "wire"), ADAPTERS)
+def test_each_sdk_gets_only_its_wire_rows_and_passes_them(
+    name: str, module: str, wire: str
+) -> None:
+    """Vertex's streamed arguments are the one exception: google-genai hands each `partialArgs`
+    part over as a call of its own, leaving the assembly to its user."""
+    peer = _adapter(name, module)
+    verdicts = _verdicts(peer, _cases())
+    assert verdicts and all(scenario.startswith(f"{wire}/") for scenario in verdicts)
+    assert len(verdicts) == len(_cases(wire))
+    failing = {scenario: label for scenario, label in verdicts.items() if label != PASS}
+    if wire == "gemini":
+        assert failing and all("partialArgs" in scenario for scenario in failing)
+        assert set(failing.values()) == {"wrong number of calls"}
+    else:
+        assert failing == {}
+
+
+@pytest.mark.parametrize(("name", "module", "wire"), ADAPTERS)
+def test_each_sdk_fails_an_altered_expectation(name: str, module: str, wire: str) -> None:
+    peer = _adapter(name, module)
+    case = next(c for c in _cases(wire) if "partialArgs" not in c.scenario)
+    assert judge(case.expected, matrix._answer(peer, case, [], case.request)).passed
+    first = case.expected.calls[0]
+    altered = dataclasses.replace(
+        case.expected,
+        calls=(dataclasses.replace(first, name=first.name + "_altered"), *case.expected.calls[1:]),
+    )
+    verdict = judge(altered, matrix._answer(peer, case, [], case.request))
+    assert not verdict.passed and "_altered" in verdict.reason
+
+
+def test_a_wire_peer_has_no_chat_rows_and_a_chat_peer_no_wire_rows() -> None:
+    reference = Reference()
+    assert reads(reference, CHAT) and reads(reference, "anthropic")
+
+    class ChatOnly:
+        name, version = "chat-only", "0"
+
+        def assemble(self, chunks: object, request: object) -> object:
+            raise AssertionError("not to be called on a wire row")
+
+    assert reads(ChatOnly(), CHAT) and not reads(ChatOnly(), "responses")  # type: ignore[arg-type]
+    assert _verdicts(ChatOnly(), _cases("responses")) == {}  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("name", "module", "wire"), ADAPTERS)
+def test_an_sdk_that_is_not_installed_is_unavailable(
+    name: str, module: str, wire: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, module.split(".")[0], None)
+    monkeypatch.setitem(sys.modules, module, None)
+    with pytest.raises(Unavailable):
+        builtin()[name]()
+
+
+def test_the_anthropic_sdk_reads_only_named_events_which_is_why_they_are_put_back() -> None:
+    """A `.jsonl` source dropped the `event:` lines the API sends; without them the anthropic
+    SDK reads no event at all, so `matrix_wires.api_body` restores them from each `type`."""
+    peer = _adapter("anthropic-sdk", "anthropic")
+    case = next(c for c in _cases("anthropic") if "quoted-escaped" in c.scenario)
+    assert b"event: content_block_delta\n" in case.body
+    unnamed = b"".join(
+        line + b"\n"
+        for line in case.body.splitlines(keepends=False)
+        if not line.startswith(b"event:")
+    )
+    assert judge(case.expected, matrix._answer(peer, case, [], case.request)).passed
+    bare = dataclasses.replace(case, body=unnamed)
+    assert _verdicts(peer, [bare]) == {case.scenario: "crash"}  # no message at all
+
+
+def test_a_wire_recording_without_its_expectation_stops_the_run(tmp_path: Path) -> None:
+    folder = tmp_path / matrix_wires.FOLDER / "responses"
+    folder.mkdir(parents=True)
+    source = {"wire": "responses", "framing": "sse", "provider": "p", "model": "m"}
+    (folder / "one.source.json").write_text(json.dumps(source))
+    (folder / "one.sse").write_bytes(b"data: {}\n\n")
+    with pytest.raises(matrix_wires.WireRecordingError, match="responses/one"):
+        list(matrix_wires.discover(tmp_path))
