@@ -29,7 +29,7 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 import toolcall
 
@@ -235,10 +235,9 @@ def _answer(
     implementation: Peer, case: Case, chunks: list[streams.Chunk], request: dict[str, Any]
 ) -> Any:
     """Chat chunks to a chat reader, the body as the API sent it to a reader of another wire."""
-    if case.wire != CHAT and isinstance(implementation, WireImplementation):
-        return implementation.assemble_wire(case.wire, case.body, request)
-    assert isinstance(implementation, Implementation)  # `reads` let only readers through
-    return implementation.assemble(chunks, request)
+    if case.wire == CHAT:  # `reads` let only the readers of the case's wire through
+        return cast(Implementation, implementation).assemble(chunks, request)
+    return cast(WireImplementation, implementation).assemble_wire(case.wire, case.body, request)
 
 
 def _say(progress: TextIO | None, text: str) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol
 
 Chunk = Mapping[str, Any]
 
@@ -46,7 +46,6 @@ class Assembled:
     error: str | None = None
 
 
-@runtime_checkable
 class Implementation(Protocol):
     """The plug-in interface: a name, a version to print, and the assembly itself."""
 
@@ -65,7 +64,6 @@ class Implementation(Protocol):
 CHAT = "chat"
 
 
-@runtime_checkable
 class WireImplementation(Protocol):
     """A reader of other wires: a name, a version, the wires it reads, and the assembly."""
 
@@ -88,10 +86,12 @@ Peer = Implementation | WireImplementation
 
 
 def reads(peer: Peer, wire: str) -> bool:
-    """Whether `peer` has a column on `wire`'s rows."""
+    """Whether `peer` has a column on `wire`'s rows. Asked of the class, not the instance: an
+    external program's `version` is its handshake, which must not start it again."""
     if wire == CHAT:
-        return isinstance(peer, Implementation)
-    return isinstance(peer, WireImplementation) and wire in peer.wires
+        return callable(getattr(type(peer), "assemble", None))
+    wires = getattr(peer, "wires", ()) if hasattr(type(peer), "assemble_wire") else ()
+    return wire in wires
 
 
 class Unavailable(Exception):
