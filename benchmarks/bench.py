@@ -7,6 +7,11 @@ event per `feed`, as a live socket delivers it (`live`), which is what users pay
 live feed with events on, and `partial` is that plus the partial view of the arguments read after
 every fragment, as a UI rendering a form filling in would.
 
+The other wires (Responses, Anthropic, Gemini whole and Vertex `partialArgs`, Ollama) have rows of
+their own: one call of 64 KB and of 1 MB on each, in a body shaped after one of its published
+recordings (`shapes.wire_call`), against the same kind of floor, `json.loads` of every event's
+payload. The peers, which read chat chunks, do not run there, and the targets are chat's.
+
 The peers (the `peers` extra) run in the same process on the same streams, each as a ratio to the
 same floor: the openai SDK's stream state, langchain-core's chunk merging and litellm's
 `stream_chunk_builder` assemble whole turns; langchain-core's `parse_partial_json`, pydantic-core's

@@ -1,10 +1,10 @@
 """The streams the bench feeds: one function per shape of real traffic.
 
-Every stream is OpenAI-shaped (the most common envelope) unless the shape is another provider's,
-with arguments, text and reasoning cut into 4-character pieces, the finest granularity seen on the
-wire (DeepSeek), which maximises the cost per chunk. Each returns the SSE body and its chunk
-payloads (the floor decodes those), and how many bytes of arguments (UTF-8) it carries: memory
-is reported as a multiple of that.
+Every stream is OpenAI-shaped (the most common envelope) unless the shape is another provider's
+or another wire's (`wire_call`), with arguments, text and reasoning cut into 4-character pieces,
+the finest granularity seen on the wire (DeepSeek), which maximises the cost per chunk. Each
+returns the body and its event payloads (the floor decodes those), and how many bytes of
+arguments (UTF-8) it carries: memory is reported as a multiple of that.
 """
 
 from __future__ import annotations
