@@ -180,3 +180,26 @@ def test_the_wire_server_answers_only_the_wire_path() -> None:
         with pytest.raises(urllib.error.HTTPError) as wrong:
             urllib.request.urlopen(urllib.request.Request(url + "/v1/chat/completions", b"{}"))
         assert wrong.value.code == 404 and b"is not /v1/messages" in wrong.value.read()
+
+
+def test_the_terminal_gives_the_wire_rows_a_grid_of_their_own_that_fits() -> None:
+    """Thirteen columns would not fit 100 characters in one grid; chat rows show the chat
+    readers' columns, wire rows the wire readers', each numbered as in the list above."""
+    from toolcall.harness import matrix_report
+    from toolcall.harness.verdict import Verdict
+
+    chat = [f"chat-peer-{n}" for n in range(7)]
+    wire = [f"wire-peer-{n}" for n in range(6)]
+    result = matrix.Matrix(implementations=[(name, "1") for name in ["toolcall", *chat, *wire]])
+    for name in ["toolcall", *chat]:
+        result.results.append(matrix.Result(name, "openai", "single_call", Verdict(PASS)))
+    for name in ["toolcall", *wire]:
+        row = ("anthropic", "anthropic/fantasy_claude-sonnet-4_multi_tool", Verdict(PASS))
+        result.results.append(matrix.Result(name, *row, wire="anthropic"))
+    lines = matrix_report.text(result).splitlines()
+    assert max(len(line) for line in lines) <= matrix_report.WIDTH
+    headers = [line.split() for line in lines if line.startswith("provider ")]
+    assert headers == [
+        ["provider", "scenario", *map(str, range(1, 9))],
+        ["provider", "scenario", "1", *map(str, range(9, 15))],
+    ]

@@ -93,6 +93,8 @@ class Result:
     provider: str
     scenario: str
     verdict: Verdict
+    #: The wire of the row: the text report gives the other wires' rows a grid of their own.
+    wire: str = CHAT
 
 
 @dataclass
@@ -205,7 +207,7 @@ def _column(implementation: Peer, selected: Sequence[Case], deadline: float) -> 
             continue
         if cut_off:
             verdict = Verdict(SKIPPED, f"skipped: {cut_off}")
-            column.append(Result(implementation.name, case.provider, case.scenario, verdict))
+            column.append(_result(implementation, case, verdict))
             continue
         answer: Any
         try:
@@ -217,7 +219,7 @@ def _column(implementation: Peer, selected: Sequence[Case], deadline: float) -> 
         except Exception as exc:
             answer = exc
         verdict = judge(case.expected, answer)
-        column.append(Result(implementation.name, case.provider, case.scenario, verdict))
+        column.append(_result(implementation, case, verdict))
         timeouts = timeouts + 1 if isinstance(answer, TimedOut) else 0
         if isinstance(answer, StartFailed):
             cut_off = f"the program did not start again: {answer}"
@@ -229,6 +231,10 @@ def _column(implementation: Peer, selected: Sequence[Case], deadline: float) -> 
     if callable(close):
         close()  # an external program is told to stop, not left running
     return column
+
+
+def _result(implementation: Peer, case: Case, verdict: Verdict) -> Result:
+    return Result(implementation.name, case.provider, case.scenario, verdict, case.wire)
 
 
 def _answer(
