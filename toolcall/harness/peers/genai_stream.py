@@ -15,7 +15,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from . import Assembled, Call
+from . import Assembled, Call, Unavailable
 from .installed import require
 from .served_body import answering
 
@@ -31,6 +31,8 @@ class GenAIStream:
         self._types, _ = require("google.genai.types", "google-genai")
         self._errors, _ = require("google.genai.errors", "google-genai")
         self._httpx, _ = require("httpx", "httpx")
+        if "httpx_client" not in self._types.HttpOptions.model_fields:
+            raise Unavailable(f"{self.version} takes no httpx client (google-genai>=1.46 does)")
 
     def assemble_wire(self, wire: str, body: bytes, request: Mapping[str, Any]) -> Assembled:
         types = self._types
