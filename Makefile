@@ -35,8 +35,9 @@ conformance: $(STAMP)
 		--junitxml=reports/conformance.xml --toolcall-report=reports/conformance.md \
 		--toolcall-json=reports/conformance.json
 
-# The peers (openai SDK, langchain-core, litellm) for `make matrix` and `make bench`. A peer that
-# cannot be installed is not fatal: both commands list it as unavailable, with the reason.
+# The peers (the openai, anthropic and google-genai SDKs, langchain-core, litellm) for `make matrix`
+# and `make bench`. A peer that cannot be installed is not fatal: both commands list it as
+# unavailable, with the reason.
 $(PEERS_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,fast,peers]' && touch $(PEERS_STAMP) \
 		|| echo "warning: the peers extra did not install; missing peers are listed as unavailable"

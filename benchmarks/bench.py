@@ -7,6 +7,11 @@ event per `feed`, as a live socket delivers it (`live`), which is what users pay
 live feed with events on, and `partial` is that plus the partial view of the arguments read after
 every fragment, as a UI rendering a form filling in would.
 
+The other wires (Responses, Anthropic, Gemini whole and Vertex `partialArgs`, Ollama) have rows of
+their own: one call of 64 KB and of 1 MB on each, in a body shaped after one of its published
+recordings (`shapes.wire_call`), against the same kind of floor, `json.loads` of every event's
+payload. The peers, which read chat chunks, do not run there, and the targets are chat's.
+
 The peers (the `peers` extra) run in the same process on the same streams, each as a ratio to the
 same floor: the openai SDK's stream state, langchain-core's chunk merging and litellm's
 `stream_chunk_builder` assemble whole turns; langchain-core's `parse_partial_json`, pydantic-core's
@@ -57,7 +62,7 @@ MISS_MEANS = (
 class Shape:
     label: str
     stream: Stream
-    kind: str  # "arguments" (peers run), "other" (ours only) or "probe" (growth only)
+    kind: str  # "arguments" (peers run), "other" or "wire" (ours only), "probe" (growth only)
 
 
 def grid(quick: bool) -> list[Shape]:
@@ -78,6 +83,11 @@ def grid(quick: bool) -> list[Shape]:
             "other",
         ),
         Shape("64 whole calls, no index", shapes.whole_calls(64, k), "other"),
+        *(
+            Shape(f"{wire} {label}", shapes.wire_call(wire, size), "wire")
+            for wire in shapes.WIRES
+            for label, size in (("64 KB", 64 * k), ("1 MB", big))
+        ),
     ]
 
 
@@ -110,20 +120,20 @@ def floor(payloads: list[str]) -> None:
         loads(payload)
 
 
-def whole(body: bytes, backend: str) -> None:
-    toolcall.assemble(body, json_backend=backend)
+def whole(body: bytes, backend: str, wire: str = "chat") -> None:
+    toolcall.assemble(body, json_backend=backend, wire=wire)
 
 
-def live(events: list[bytes], backend: str) -> None:
-    builder = toolcall.TurnBuilder(json_backend=backend, events=False)
+def live(events: list[bytes], backend: str, wire: str = "chat") -> None:
+    builder = toolcall.TurnBuilder(json_backend=backend, events=False, wire=wire)
     for event in events:
         builder.feed(event)
     builder.finish()
 
 
-def live_events(events: list[bytes]) -> None:
+def live_events(events: list[bytes], wire: str = "chat") -> None:
     """Events on, each looked at and let go, as a UI consuming them does."""
-    builder = toolcall.TurnBuilder()
+    builder = toolcall.TurnBuilder(wire=wire)
     seen = 0
     for event in events:
         for _item in builder.feed(event):
@@ -131,12 +141,12 @@ def live_events(events: list[bytes]) -> None:
     builder.finish()
 
 
-def live_partial(events: list[bytes]) -> None:
+def live_partial(events: list[bytes], wire: str = "chat") -> None:
     """Events on, and each call's arguments kept up to date as a UI keeps a form: by applying
     each fragment's changes (`ArgumentsDelta.changes`), which costs what arrived. (Reading
     `partial_arguments(index)` after every fragment instead joins the string in progress each
     time: quadratic in one long string, as any view returning a Python `str` is.)"""
-    builder = toolcall.TurnBuilder(partial_arguments=True)
+    builder = toolcall.TurnBuilder(partial_arguments=True, wire=wire)
     forms: dict[int, dict[str, Any]] = {}
     for event in events:
         for item in builder.feed(event):
@@ -333,14 +343,14 @@ def run(args: argparse.Namespace) -> Results:
         repeat = args.repeat if len(stream.payloads) < 100_000 else max(2, args.repeat // 2)
         runs: dict[str, Callable[[], object]] = {
             "floor": partial(floor, stream.payloads),
-            "whole": partial(whole, stream.body, default),
-            "live": partial(live, events, default),
-            "events": partial(live_events, events),
-            "partial": partial(live_partial, events),
+            "whole": partial(whole, stream.body, default, stream.wire),
+            "live": partial(live, events, default, stream.wire),
+            "events": partial(live_events, events, stream.wire),
+            "partial": partial(live_partial, events, stream.wire),
         }
         if "whole stdlib" in columns:
-            runs["whole stdlib"] = partial(whole, stream.body, "stdlib")
-            runs["live stdlib"] = partial(live, events, "stdlib")
+            runs["whole stdlib"] = partial(whole, stream.body, "stdlib", stream.wire)
+            runs["live stdlib"] = partial(live, events, "stdlib", stream.wire)
         best = interleaved_best(runs, repeat)
         for name in ours:
             seconds[(shape.label, name)] = best[name]
@@ -487,10 +497,11 @@ def _peer_cell(
 def _growth(
     results: Results, seconds: dict[tuple[str, str], float], args: argparse.Namespace
 ) -> None:
-    """Time growth from the 64 KB stream to the 1 MB one, and on the linearity probes."""
-    small, large = "64 KB", "1 MB"
+    """Time growth from the 64 KB stream to the 1 MB one (chat's, then each wire's live feed),
+    and on the linearity probes."""
     linear = 4 if args.quick else 16
     for column in results.columns:
+        small, large = "64 KB", "1 MB"
         if (small, column) in seconds and (large, column) in seconds:
             figure = f"{seconds[(large, column)] / seconds[(small, column)]:.1f}x"
         elif (small, column) in seconds:
@@ -498,6 +509,10 @@ def _growth(
         else:
             continue
         results.growth.append((f"{small} -> {large}, {column}", f"{linear}x", figure))
+    for wire in shapes.WIRES:
+        small, large = f"{wire} 64 KB", f"{wire} 1 MB"
+        figure = f"{seconds[(large, 'live')] / seconds[(small, 'live')]:.1f}x"
+        results.growth.append((f"{small} -> 1 MB, live", f"{linear}x", figure))
     for label, little, big, factor in probes(args.quick):
         times = interleaved_best(
             {
@@ -546,7 +561,7 @@ def _partial_views(events: list[bytes]) -> None:
 
 def _targets(results: Results) -> None:
     ratio = results.ratios
-    labels = list(results.chunks)
+    labels = [label for label in results.chunks if label.split()[0] not in shapes.WIRES]
     checks: list[tuple[str, float, float]] = []
     for label in labels:
         checks.append((f"{label}: live", ratio[(label, "live")], 0.6))

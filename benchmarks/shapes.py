@@ -1,10 +1,10 @@
 """The streams the bench feeds: one function per shape of real traffic.
 
-Every stream is OpenAI-shaped (the most common envelope) unless the shape is another provider's,
-with arguments, text and reasoning cut into 4-character pieces, the finest granularity seen on the
-wire (DeepSeek), which maximises the cost per chunk. Each returns the SSE body and its chunk
-payloads (the floor decodes those), and how many bytes of arguments (UTF-8) it carries: memory
-is reported as a multiple of that.
+Every stream is OpenAI-shaped (the most common envelope) unless the shape is another provider's
+or another wire's (`wire_call`), with arguments, text and reasoning cut into 4-character pieces,
+the finest granularity seen on the wire (DeepSeek), which maximises the cost per chunk. Each
+returns the body and its event payloads (the floor decodes those), and how many bytes of
+arguments (UTF-8) it carries: memory is reported as a multiple of that.
 """
 
 from __future__ import annotations
@@ -25,10 +25,14 @@ class Stream:
     body: bytes
     payloads: list[str]
     argument_bytes: int
+    #: The API the body is in (`toolcall.assemble(wire=...)`); Ollama's is NDJSON, not SSE.
+    wire: str = "chat"
 
     @property
     def events(self) -> list[bytes]:
-        """The body as a socket delivers it: one SSE event per slice."""
+        """The body as a socket delivers it: one SSE event (or one NDJSON line) per slice."""
+        if self.wire == "ollama":
+            return [line + b"\n" for line in self.body.split(b"\n") if line]
         return [event + b"\n\n" for event in self.body.split(b"\n\n") if event]
 
 
@@ -144,3 +148,188 @@ def extra_content_deltas(count: int) -> Stream:
     )
     payloads.append(_chunk({}, "tool_calls", None))
     return _stream(payloads, 2)
+
+
+# -- the other wires -------------------------------------------------------------------------
+#
+# One call of about `size` bytes of arguments on each wire, in the order of events and with the
+# fields of its published recordings (cassettes/wires/<wire>/, named in each function), cut into
+# the same 4-character pieces where the wire streams arguments. Ids are fixed made-up values.
+
+#: The wires other than chat completions, each with the shape its bench row is built from.
+WIRES = ("responses", "anthropic", "gemini", "vertex", "ollama")
+
+
+def wire_call(wire: str, size: int) -> Stream:
+    """One call of `size` bytes of arguments on `wire` (one of `WIRES`; "vertex" is the gemini
+    wire with Vertex's streamed `partialArgs`)."""
+    text = argument_text(size, 0)
+    arguments = json.loads(text)
+    payloads = _WIRE_SHAPES[wire](text, arguments)
+    chars = len(text.encode())
+    if wire == "ollama":
+        return Stream(("\n".join(payloads) + "\n").encode(), payloads, chars, "ollama")
+    if wire == "vertex":
+        return _stream_of(payloads, chars, "gemini", events=None)
+    names = [json.loads(p)["type"] for p in payloads] if wire != "gemini" else None
+    return _stream_of(payloads, chars, wire, events=names)
+
+
+def _stream_of(payloads: list[str], chars: int, wire: str, events: list[str] | None) -> Stream:
+    """SSE as the wire frames it: `event:` lines where the recordings have them, no `[DONE]`."""
+    if events is None:
+        body = "".join(f"data: {p}\n\n" for p in payloads)
+    else:
+        body = "".join(f"event: {e}\ndata: {p}\n\n" for e, p in zip(events, payloads, strict=True))
+    return Stream(body.encode(), payloads, chars, wire)
+
+
+def _dump(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _pieces(text: str) -> list[str]:
+    return [text[j : j + PIECE] for j in range(0, len(text), PIECE)]
+
+
+def _responses(text: str, arguments: object) -> list[str]:
+    """After fantasy_responses_gpt-5_multi_tool.sse: created, in_progress, a function_call item
+    added, argument deltas by item id with `obfuscation`, `.done` and the item done each repeating
+    the arguments, and `response.completed` carrying the whole output once more."""
+    item_id = "fc_0bench0000000000000000000000000000000000000000000000"
+    call: dict[str, object] = {
+        "id": item_id,
+        "type": "function_call",
+        "status": "in_progress",
+        "arguments": "",
+    }
+    call |= {"call_id": "call_bench00000000000000000", "name": "write"}
+    response: dict[str, object] = {
+        "id": "resp_bench",
+        "object": "response",
+        "status": "in_progress",
+    }
+    response |= {"model": "gpt-5-2025-08-07", "output": [], "usage": None}
+    events: list[dict[str, object]] = [
+        {"type": "response.created", "response": response},
+        {"type": "response.in_progress", "response": response},
+        {"type": "response.output_item.added", "item": call, "output_index": 0},
+    ]
+    for n, piece in enumerate(_pieces(text)):
+        events.append(
+            {
+                "type": "response.function_call_arguments.delta",
+                "delta": piece,
+                "item_id": item_id,
+                "obfuscation": "x" * (n % 9 + 1),
+                "output_index": 0,
+            }
+        )
+    done = call | {"status": "completed", "arguments": text}
+    events += [
+        {"type": "response.function_call_arguments.done", "arguments": text, "item_id": item_id},
+        {"type": "response.output_item.done", "item": done, "output_index": 0},
+        {
+            "type": "response.completed",
+            "response": response | {"status": "completed", "output": [done]},
+        },
+    ]
+    return [_dump(e | {"sequence_number": n}) for n, e in enumerate(events)]
+
+
+def _anthropic(text: str, arguments: object) -> list[str]:
+    """After fantasy_claude-sonnet-4_multi_tool.sse: message_start, a ping, a tool_use block
+    opened with `input: {}`, `input_json_delta` fragments (the first one empty), the block
+    stopped, `message_delta` with `stop_reason: "tool_use"`, message_stop."""
+    message: dict[str, object] = {
+        "model": "claude-sonnet-4-20250514",
+        "id": "msg_bench",
+        "type": "message",
+    }
+    message |= {"role": "assistant", "content": [], "stop_reason": None, "usage": {}}
+    block = {"type": "tool_use", "id": "toolu_bench000000000000000", "name": "write", "input": {}}
+    events: list[dict[str, object]] = [
+        {"type": "message_start", "message": message},
+        {"type": "content_block_start", "index": 0, "content_block": block},
+        {"type": "ping"},
+    ]
+    for piece in ["", *_pieces(text)]:
+        delta = {"type": "input_json_delta", "partial_json": piece}
+        events.append({"type": "content_block_delta", "index": 0, "delta": delta})
+    events += [
+        {"type": "content_block_stop", "index": 0},
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+            "usage": {"output_tokens": 1},
+        },
+        {"type": "message_stop"},
+    ]
+    return [_dump(e) for e in events]
+
+
+_GEMINI_TAIL = {"modelVersion": "gemini-3-pro-preview", "responseId": "bench"}
+
+
+def _gemini(text: str, arguments: object) -> list[str]:
+    """After fantasy_gemini-3-pro-preview_multi_tool.sse: the call whole, as one `functionCall`
+    part with its `id`, `args` as an object and a `thoughtSignature` beside it, with
+    `finishReason: "STOP"`; nothing streams but the one chunk."""
+    part = {
+        "functionCall": {"name": "write", "args": arguments, "id": "bench0001"},
+        "thoughtSignature": "CloBvj72" * 16,
+    }
+    candidate = {"content": {"parts": [part], "role": "model"}, "finishReason": "STOP"}
+    return [_dump({"candidates": [candidate | {"index": 0}], **_GEMINI_TAIL})]
+
+
+def _vertex(text: str, arguments: object) -> list[str]:
+    """After vercel-ai_vertex_gemini-3.1-pro-preview_partialArgs_parallel.jsonl: the name with
+    `willContinue`, the string argument in `partialArgs` pieces (`jsonPath`, `stringValue`,
+    `willContinue`), an empty piece ending the string, then the empty `functionCall: {}` that
+    closes the call, with `finishReason: "STOP"`."""
+    assert isinstance(arguments, dict)
+    (key, value), *_ = arguments.items()
+
+    def chunk(call: dict[str, object], finish: bool = False) -> str:
+        candidate: dict[str, object] = {
+            "content": {"role": "model", "parts": [{"functionCall": call}]}
+        }
+        if finish:
+            candidate["finishReason"] = "STOP"
+        return _dump({"candidates": [candidate], **_GEMINI_TAIL})
+
+    payloads = [chunk({"name": "write", "willContinue": True})]
+    for piece in _pieces(value):
+        path = {"jsonPath": f"$.{key}", "stringValue": piece, "willContinue": True}
+        payloads.append(chunk({"partialArgs": [path], "willContinue": True}))
+    end = {"jsonPath": f"$.{key}", "stringValue": ""}
+    payloads.append(chunk({"partialArgs": [end], "willContinue": True}))
+    payloads.append(chunk({}, finish=True))
+    return payloads
+
+
+def _ollama(text: str, arguments: object) -> list[str]:
+    """After fantasy_ollama-cloud_gpt-oss-20b_api-chat_tool.ndjson: a few thinking lines, the
+    call whole in one line (`arguments` an object, `index` inside `function`), then the closing
+    line with `done: true` and `done_reason: "stop"`."""
+    head = {"model": "gpt-oss:20b", "created_at": "2026-01-05T11:27:39.844795985Z"}
+    lines = [
+        head | {"message": {"role": "assistant", "content": "", "thinking": word}, "done": False}
+        for word in ("We", " need", " to", " write")
+    ]
+    call = {"id": "call_bench", "function": {"index": 0, "name": "write", "arguments": arguments}}
+    message = {"role": "assistant", "content": "", "tool_calls": [call]}
+    lines.append(head | {"message": message, "done": False})
+    end = {"role": "assistant", "content": ""}
+    lines.append(head | {"message": end, "done": True, "done_reason": "stop", "eval_count": 40})
+    return [_dump(line) for line in lines]
+
+
+_WIRE_SHAPES = {
+    "responses": _responses,
+    "anthropic": _anthropic,
+    "gemini": _gemini,
+    "vertex": _vertex,
+    "ollama": _ollama,
+}

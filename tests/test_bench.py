@@ -7,11 +7,21 @@ and the targets are produced, so a change that breaks the bench fails `make test
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+import toolcall
+
 ROOT = Path(__file__).resolve().parents[1]
+WIRE_RECORDINGS = ROOT / "cassettes" / "wires"
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import shapes  # noqa: E402  (the bench's own module, not a package)
+
+WIRES = shapes.WIRES
 
 
 def test_the_bench_runs_every_shape_and_reports_its_targets(tmp_path: Path) -> None:
@@ -42,6 +52,7 @@ def test_the_bench_runs_every_shape_and_reports_its_targets(tmp_path: Path) -> N
         "| 256 KB text |",
         "| 256 KB reasoning + call |",
         "| 64 whole calls, no index |",
+        *(f"| {wire} {size} |" for wire in WIRES for size in ("64 KB", "1 MB")),
     ):
         assert shape in text, shape
     header = text.splitlines()[0]
@@ -49,6 +60,8 @@ def test_the_bench_runs_every_shape_and_reports_its_targets(tmp_path: Path) -> N
         assert f" {column} |" in header, column
     assert "| name in 1-char fragments | 4x |" in text
     assert "| extra_content, one key a delta | 4x |" in text
+    for wire in WIRES:
+        assert f"| {wire} 64 KB -> 1 MB, live | 4x |" in text, wire
     assert "peak memory" in text and "| target | measured | met |" in text
 
 
@@ -62,8 +75,76 @@ def test_the_bench_says_its_progress_fits_a_terminal_and_explains_a_miss() -> No
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert "[1/9] 2 KB ... " in done.stderr and "[9/9] 64 whole calls, no index ... " in done.stderr
+    assert "[1/19] 2 KB ... " in done.stderr and "[19/19] ollama 1 MB ... " in done.stderr
     assert max(len(line) for line in done.stdout.splitlines()) <= 100
     assert "targets: " in done.stdout
     # A miss is explained and points to the figures of record; no miss, no explanation.
     assert ("  MISS  " in done.stdout) == ("docs/SPEED.md" in done.stdout)
+
+
+#: The recording each wire's bench shape follows, and the wire its body is in.
+FOLLOWS = {
+    "responses": ("responses/fantasy_responses_gpt-5_multi_tool.sse", "responses"),
+    "anthropic": ("anthropic/fantasy_claude-sonnet-4_multi_tool.sse", "anthropic"),
+    "gemini": ("gemini/fantasy_gemini-3-pro-preview_multi_tool.sse", "gemini"),
+    "vertex": (
+        "gemini/vercel-ai_vertex_gemini-3.1-pro-preview_partialArgs_parallel.jsonl",
+        "gemini",
+    ),
+    "ollama": ("ollama/fantasy_ollama-cloud_gpt-oss-20b_api-chat_tool.ndjson", "ollama"),
+}
+
+
+@pytest.mark.parametrize("shape", WIRES)
+def test_each_wire_shape_is_a_body_the_library_reads_to_the_call_it_carries(shape: str) -> None:
+    """Whole, fed one event at a time, and detected without `wire=`: one call, `write`, whose
+    arguments are the generated object, and a payload per event for the floor to decode."""
+    size = 3000
+    stream = shapes.wire_call(shape, size)
+    wire = FOLLOWS[shape][1]
+    assert stream.wire == wire
+    expected = json.loads(shapes.argument_text(size, 0))
+    for turn in (
+        toolcall.assemble(stream.body, wire=wire),
+        toolcall.assemble(stream.body, json_backend="stdlib"),
+    ):
+        assert [call.function.name for call in turn.tool_calls] == ["write"]
+        assert list(turn.arguments) == [expected]
+    builder = toolcall.TurnBuilder(events=False)
+    for event in stream.events:
+        builder.feed(event)
+    (done,) = builder.finish()
+    assert builder.wire == wire
+    assert isinstance(done, toolcall.TurnDone) and list(done.turn.arguments) == [expected]
+    assert len(stream.events) == len(stream.payloads)
+    assert all(isinstance(json.loads(payload), dict) for payload in stream.payloads)
+
+
+def _keys(value: object, path: str = "") -> set[str]:
+    """Every key path in a JSON value (list positions dropped), to compare structures."""
+    if isinstance(value, dict):
+        found = set()
+        for key, item in value.items():
+            found |= {f"{path}.{key}"} | _keys(item, f"{path}.{key}")
+        return found
+    if isinstance(value, list):
+        return set().union(*(_keys(item, path) for item in value)) if value else set()
+    return set()
+
+
+def _payloads(raw: bytes) -> list[object]:
+    lines = [line.removeprefix(b"data:").strip() for line in raw.splitlines()]
+    return [json.loads(line) for line in lines if line.startswith((b"{", b"["))]
+
+
+@pytest.mark.parametrize("shape", WIRES)
+def test_each_wire_shape_uses_only_the_fields_of_the_recording_it_follows(shape: str) -> None:
+    """The generator invents no field: every key path it writes outside the arguments is one
+    the recording it names has (the arguments' own keys are the generated object's)."""
+    recording = _payloads((WIRE_RECORDINGS / FOLLOWS[shape][0]).read_bytes())
+    known = set().union(*(_keys(event) for event in recording))
+    stream = shapes.wire_call(shape, 64)
+    argument_keys = {".text"}
+    written = set().union(*(_keys(json.loads(payload)) for payload in stream.payloads))
+    invented = {key for key in written if not any(key.endswith(a) for a in argument_keys)}
+    assert invented <= known, sorted(invented - known)

@@ -9,6 +9,10 @@ that crashes or answers wrongly is a finding in the table, never an error
 of the run. The run itself is broken only when a cassette cannot be replayed or the reference
 cannot make the expectation, because then no column can be judged.
 
+The wire recordings (`cassettes/wires/`, see `wire_recordings`) are rows of their own, judged by
+their hand-written expectations, with a cell only for the implementations that read the wire
+(the reference, and each wire's SDK); the chat peers have none there, nor the wire SDKs on chat.
+
 The run goes implementation by implementation, so that progress can be told per column and one
 broken program costs its own column only: a program that cannot start (or fails its handshake)
 is unavailable, said once, and one that times out `CONSECUTIVE_TIMEOUTS` times in a row, cannot
@@ -25,14 +29,24 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 import toolcall
 
-from . import published, streams
+from . import published, streams, wire_recordings
 from .cassettes import cassette_path
 from .checks import conformance_document
-from .peers import Call, Factory, Implementation, Unavailable, builtin
+from .peers import (
+    CHAT,
+    Call,
+    Factory,
+    Implementation,
+    Peer,
+    Unavailable,
+    WireImplementation,
+    builtin,
+    reads,
+)
 from .peers.external import External, StartFailed, TimedOut, parse_spec
 from .peers.reference import Reference, sse_body
 from .profiles import Suite
@@ -69,6 +83,8 @@ class Case:
     expected: Expected
     #: The stream as bytes: the cassette's body, or the truncated variant written back as SSE.
     body: bytes
+    #: The API the body is in; only the implementations that read it get the case.
+    wire: str = CHAT
 
 
 @dataclass(frozen=True)
@@ -77,6 +93,8 @@ class Result:
     provider: str
     scenario: str
     verdict: Verdict
+    #: The wire of the row: the text report gives the other wires' rows a grid of their own.
+    wire: str = CHAT
 
 
 @dataclass
@@ -102,7 +120,7 @@ def roster(
     timeout: float,
     cwd: Path | None = None,
     keys: Iterable[str] = (),
-) -> tuple[list[Implementation], dict[str, str]]:
+) -> tuple[list[Peer], dict[str, str]]:
     """The implementations to run (in-process ones first, then external programs) and the ones
     that cannot run here, with why. An unknown name is an error naming the known ones. A program
     named with `--external` always runs, beside the implementations `names` selects.
@@ -124,7 +142,7 @@ def roster(
             f"unknown implementation(s) {unknown}; known: {list(factories)} "
             "(add another with --external NAME=COMMAND)"
         )
-    available: list[Implementation] = []
+    available: list[Peer] = []
     unavailable: dict[str, str] = {}
     for name in selected:
         try:
@@ -136,7 +154,7 @@ def roster(
 
 def run(
     suite: Suite,
-    implementations: Sequence[Implementation],
+    implementations: Sequence[Peer],
     *,
     provider: str | None = None,
     scenario: str | None = None,
@@ -172,24 +190,24 @@ def run(
     return matrix
 
 
-def _start(implementation: Implementation) -> None:
+def _start(implementation: Peer) -> None:
     """Start a program before its column, so a failed start or handshake is said once."""
     start = getattr(implementation, "start", None)
     if callable(start):
         start()
 
 
-def _column(
-    implementation: Implementation, selected: Sequence[Case], deadline: float
-) -> list[Result]:
+def _column(implementation: Peer, selected: Sequence[Case], deadline: float) -> list[Result]:
     """One implementation over every case; the program is told to stop afterwards."""
     column: list[Result] = []
     cut_off = ""
     timeouts = 0
     for case in selected:
+        if not reads(implementation, case.wire):
+            continue
         if cut_off:
             verdict = Verdict(SKIPPED, f"skipped: {cut_off}")
-            column.append(Result(implementation.name, case.provider, case.scenario, verdict))
+            column.append(_result(implementation, case, verdict))
             continue
         answer: Any
         try:
@@ -197,11 +215,11 @@ def _column(
                 # A fresh copy each: litellm fills in a missing `index` in the chunks it is
                 # handed, which would otherwise change the stream the next one is judged on.
                 chunks, request = copy.deepcopy((case.chunks, case.request))
-                answer = implementation.assemble(chunks, request)
+                answer = _answer(implementation, case, chunks, request)
         except Exception as exc:
             answer = exc
         verdict = judge(case.expected, answer)
-        column.append(Result(implementation.name, case.provider, case.scenario, verdict))
+        column.append(_result(implementation, case, verdict))
         timeouts = timeouts + 1 if isinstance(answer, TimedOut) else 0
         if isinstance(answer, StartFailed):
             cut_off = f"the program did not start again: {answer}"
@@ -213,6 +231,19 @@ def _column(
     if callable(close):
         close()  # an external program is told to stop, not left running
     return column
+
+
+def _result(implementation: Peer, case: Case, verdict: Verdict) -> Result:
+    return Result(implementation.name, case.provider, case.scenario, verdict, case.wire)
+
+
+def _answer(
+    implementation: Peer, case: Case, chunks: list[streams.Chunk], request: dict[str, Any]
+) -> Any:
+    """Chat chunks to a chat reader, the body as the API sent it to a reader of another wire."""
+    if case.wire == CHAT:  # `reads` let only the readers of the case's wire through
+        return cast(Implementation, implementation).assemble(chunks, request)
+    return cast(WireImplementation, implementation).assemble_wire(case.wire, case.body, request)
 
 
 def _say(progress: TextIO | None, text: str) -> None:
@@ -255,6 +286,27 @@ def cases(
             yield Case(p.key, streams.TRUNCATED, cut, request, Expected(truncated=True), cut_body)
     if scenario is None:
         yield from recording_cases(suite, provider)
+        yield from wire_cases(suite, provider)
+
+
+def wire_cases(suite: Suite, provider: str | None) -> Iterator[Case]:
+    """Every wire recording, a row `<wire>/<name>` judged by its hand-written expectation."""
+    try:
+        found = wire_recordings.discover(suite.cassettes)
+    except wire_recordings.WireRecordingError as exc:
+        raise MatrixError(str(exc)) from None
+    for recording in found:
+        if provider is not None and recording.provider != provider:
+            continue
+        yield Case(
+            recording.provider,
+            f"{recording.wire}/{recording.name}",
+            [],
+            wire_recordings.request(recording),
+            expected_from_file(recording.expected),
+            recording.body(),
+            recording.wire,
+        )
 
 
 def recording_cases(suite: Suite, provider: str | None) -> Iterator[Case]:

@@ -17,6 +17,7 @@ from collections import Counter
 from typing import Any
 
 from .matrix import SKIPPED, Matrix, Result
+from .peers import CHAT
 from .peers.external import escaped
 
 #: The terminal width the text report fits (an ordinary terminal is 100 columns or wider).
@@ -28,7 +29,9 @@ MARKS = "marks: ok = pass, FAIL = wrong answer, crash = no answer, skip = cut of
 JUDGES = (
     "judged by: published/<name> rows, the expectation written by hand beside the recording; "
     "scenario rows (synthesized cassettes), the reference's own turn for the same bytes plus the "
-    "scenario's expect schema; *_truncated rows, that the cut is reported"
+    "scenario's expect schema; *_truncated rows, that the cut is reported; <wire>/<name> rows "
+    "(Responses, Anthropic, Gemini, Ollama recordings), the expectation written by hand beside "
+    "the recording, with a cell for the implementations that read that wire"
 )
 
 
@@ -83,18 +86,13 @@ def text(matrix: Matrix) -> str:
         passed = f"{sum(r.verdict.passed for r in mine)}/{len(mine)}"
         lines.append(_cut(f"{number:>4} {name:<16} {passed:>7} passed   {version}"))
     lines += [_cut(f"not available: {name}: {why}") for name, why in matrix.unavailable.items()]
-    provider_width = max([len("provider"), *(len(p) for p, _s in rows)]) + 2
-    mark_width = 6
-    longest = max([len("scenario"), *(len(s) for _p, s in rows)]) + 2
-    scenario_width = min(longest, max(20, WIDTH - provider_width - mark_width * len(names)))
-    header = "provider".ljust(provider_width) + "scenario".ljust(scenario_width)
-    lines += ["", header + "".join(str(n).rjust(mark_width) for n in range(1, len(names) + 1))]
-    for provider, scenario in rows:
-        marks = [_short_mark(cells.get((provider, scenario, name))) for name in names]
-        shown = _cut(scenario, scenario_width - 1).ljust(scenario_width)
-        lines.append(
-            provider.ljust(provider_width) + shown + "".join(m.rjust(mark_width) for m in marks)
-        )
+    wire_rows = {(r.provider, r.scenario) for r in matrix.results if r.wire != CHAT}
+    for group in (
+        [row for row in rows if row not in wire_rows],
+        [row for row in rows if row in wire_rows],
+    ):
+        if group:
+            lines += ["", *_grid(group, names, cells)]
     lines.append(MARKS)
     failures = _failures(matrix)
     skipped = _skipped(matrix)
@@ -109,6 +107,31 @@ def text(matrix: Matrix) -> str:
         lines.append("(lines cut to fit; --markdown and --json write every name and reason whole)")
     lines += ["", *_wrapped(summary(matrix)), *_wrapped(JUDGES)]
     return escaped("\n".join(lines))
+
+
+def _grid(
+    rows: list[tuple[str, str]], names: list[str], cells: dict[tuple[str, str, str], Result]
+) -> list[str]:
+    """One grid: the rows given, and the columns (numbered as above) with a cell in them; chat
+    rows and the other wires' rows get one each, so neither carries the other's empty columns."""
+    numbered = [
+        (number, name)
+        for number, name in enumerate(names, start=1)
+        if any((provider, scenario, name) in cells for provider, scenario in rows)
+    ]
+    provider_width = max([len("provider"), *(len(p) for p, _s in rows)]) + 2
+    mark_width = 6
+    longest = max([len("scenario"), *(len(s) for _p, s in rows)]) + 2
+    scenario_width = min(longest, max(20, WIDTH - provider_width - mark_width * len(numbered)))
+    header = "provider".ljust(provider_width) + "scenario".ljust(scenario_width)
+    lines = [header + "".join(str(n).rjust(mark_width) for n, _name in numbered)]
+    for provider, scenario in rows:
+        marks = [_short_mark(cells.get((provider, scenario, name))) for _n, name in numbered]
+        shown = _cut(scenario, scenario_width - 1).ljust(scenario_width)
+        lines.append(
+            provider.ljust(provider_width) + shown + "".join(m.rjust(mark_width) for m in marks)
+        )
+    return lines
 
 
 def _short_mark(result: Result | None) -> str:

@@ -3,9 +3,12 @@
 Each `<name>.<sse|jsonl|ndjson>` is a third party's body, verbatim; `<name>.source.json` says where
 it came from (and its SHA-256), `<name>.expected.json` what it holds, typed by hand. A `.jsonl`
 source kept one event's JSON per line and dropped the SSE framing; `Recording.body()` puts each
-line back in a `data:` event, the one change made to replay it (recorded in the cassettes'
-README). The suite, `toolcall serve` and the unit tests all read them through this module, so
-there is one reading of what a wire recording is and of what its expectation says.
+line back in a `data:` event, and on the two wires whose APIs name every event (`event: <type>`
+on Responses and Anthropic Messages, the same word as the JSON's own `type`) the name line too,
+because an SDK may read only named events (the anthropic SDK skips an event without a name).
+That is the one change made to replay them (recorded in the cassettes' README). The suite, the
+matrix, `toolcall serve` and the unit tests all read them through this module, so there is one
+reading of what a wire recording is and of what its expectation says.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ WIRES = "wires"
 #: A recording's name in a scenario column, a serve header and a report: `wires/<wire>/<name>`.
 PREFIX = "wires/"
 BODY_SUFFIXES = (".sse", ".jsonl", ".ndjson")
+#: The wires whose API names each event with its JSON's `type`.
+NAMED_EVENTS = ("responses", "anthropic")
 
 
 class WireRecordingError(Exception):
@@ -55,6 +60,11 @@ class Recording:
         return str(self.source.get("party", ""))
 
     @property
+    def model(self) -> str:
+        """The model its provenance names."""
+        return str(self.source["model"])
+
+    @property
     def content_type(self) -> str:
         """What the endpoint answers with: Ollama's lines, everyone else's event stream."""
         return "application/x-ndjson" if self.source["framing"] == "ndjson" else "text/event-stream"
@@ -63,8 +73,14 @@ class Recording:
         """The HTTP body the provider sent, as the library reads it."""
         if self.source["framing"] != "jsonl":
             return self.raw
-        lines = [line for line in self.raw.splitlines() if line.strip()]
-        return b"".join(b"data: " + line + b"\n\n" for line in lines)
+        events = []
+        for line in self.raw.splitlines():
+            if not line.strip():
+                continue
+            name = json.loads(line).get("type") if self.wire in NAMED_EVENTS else None
+            head = b"event: " + name.encode() + b"\n" if isinstance(name, str) else b""
+            events.append(head + b"data: " + line + b"\n\n")
+        return b"".join(events)
 
 
 def discover(cassettes: Path) -> tuple[Recording, ...]:
@@ -172,3 +188,18 @@ def offer_problems(suite: Suite, recordings: tuple[Recording, ...]) -> list[str]
                 "not exactly one"
             )
     return problems
+
+
+def request(recording: Recording) -> dict[str, Any]:
+    """A request for the recording: its sources publish the response only, so it names the
+    model, asks a placeholder question and offers every tool the recording calls with an open
+    schema, as `matrix.recording_request` does for chat; each adapter words it for its SDK."""
+    names = dict.fromkeys(call["name"] for call in recording.expected.get("tool_calls", []))
+    return {
+        "model": recording.model,
+        "messages": [{"role": "user", "content": "(the request was not published)"}],
+        "tools": [
+            {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
+            for name in names
+        ],
+    }

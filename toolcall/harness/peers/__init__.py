@@ -6,6 +6,11 @@ accumulators that the openai SDK, langchain-core and litellm users rely on today
 in any language that speaks the subprocess protocol (`external`). They share one small interface
 so that the matrix and the benchmark treat them all alike, and a peer that is not installed is
 reported as unavailable with its reason rather than breaking the run.
+
+The other wires (Responses, Anthropic Messages, Gemini, Ollama) have their own SDKs, which read
+a body, not chat chunks: a `WireImplementation` names the wires it reads and is handed each
+recording's body as the API sends it. The reference is both kinds; a peer is the one it is, and
+the matrix gives each only the rows of the wires it reads.
 """
 
 from __future__ import annotations
@@ -55,11 +60,45 @@ class Implementation(Protocol):
         ...
 
 
+#: The wire of chat completions, the one `Implementation.assemble` reads.
+CHAT = "chat"
+
+
+class WireImplementation(Protocol):
+    """A reader of other wires: a name, a version, the wires it reads, and the assembly."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def wires(self) -> tuple[str, ...]: ...
+
+    def assemble_wire(self, wire: str, body: bytes, request: Mapping[str, Any]) -> Assembled:
+        """Assemble one body of `wire`, as the API sent it; `request` as for `assemble`."""
+        ...
+
+
+#: Anything the matrix can run.
+Peer = Implementation | WireImplementation
+
+
+def reads(peer: Peer, wire: str) -> bool:
+    """Whether `peer` has a column on `wire`'s rows. Asked of the class, not the instance: an
+    external program's `version` is its handshake, which must not start it again."""
+    if wire == CHAT:
+        return callable(getattr(type(peer), "assemble", None))
+    wires = getattr(peer, "wires", ()) if hasattr(type(peer), "assemble_wire") else ()
+    return wire in wires
+
+
 class Unavailable(Exception):
     """The implementation cannot run here (its package is not installed, or fails to import)."""
 
 
-Factory = Callable[[], Implementation]
+Factory = Callable[[], Peer]
 
 
 #: The entry-point group through which implementations are found, ours and anyone's.
@@ -84,12 +123,12 @@ def _loader(entry: EntryPoint) -> Factory:
     """A factory that imports the entry point only when the implementation is wanted, so a
     broken third-party package is one unavailable column, not a broken run."""
 
-    def make() -> Implementation:
+    def make() -> Peer:
         try:
             factory = entry.load()
         except Exception as exc:  # any import failure of someone else's package
             raise Unavailable(f"cannot load {entry.value}: {type(exc).__name__}: {exc}") from None
-        implementation: Implementation = factory()
+        implementation: Peer = factory()
         return implementation
 
     return make

@@ -3,6 +3,7 @@
 It receives the same decoded chunks, written back as an SSE body, so a difference between it and a
 peer is never a difference of input. The expectation each cell is judged by is computed from the
 cassette's own bytes (see `matrix`); this column shows that the chunk interface loses nothing.
+On the other wires it reads the body every wire peer is handed, with the wire named.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 import toolcall
 
-from . import Assembled, Call, Chunk
+from . import CHAT, Assembled, Call, Chunk
 
 
 def sse_body(chunks: Sequence[Chunk]) -> bytes:
@@ -25,10 +26,14 @@ def sse_body(chunks: Sequence[Chunk]) -> bytes:
 class Reference:
     name = "toolcall"
     version = f"toolcall {toolcall.__version__}"
+    wires = (CHAT, "responses", "anthropic", "gemini", "ollama")
 
     def assemble(self, chunks: Sequence[Chunk], request: Mapping[str, Any]) -> Assembled:
+        return self.assemble_wire(CHAT, sse_body(chunks), request)
+
+    def assemble_wire(self, wire: str, body: bytes, request: Mapping[str, Any]) -> Assembled:
         try:
-            turn = toolcall.assemble(sse_body(chunks))
+            turn = toolcall.assemble(body, wire=wire)
         except toolcall.ToolCallError as exc:
             return Assembled(error=f"{type(exc).__name__}: {exc}")
         return Assembled(
