@@ -39,7 +39,11 @@ def test_a_scenario_selects_no_recordings_and_says_so() -> None:
         "no cassettes recorded through a route selected by --toolcall-provider=gemini "
         "--toolcall-scenario=single_call"
     ) in out
-    assert "1 passed, 2 skipped" in out
+    assert (
+        "no wire recordings selected by --toolcall-provider=gemini "
+        "--toolcall-scenario=single_call (a wire recording belongs to no scenario)"
+    ) in out
+    assert "1 passed, 3 skipped" in out
 
 
 def test_a_typo_in_the_selection_is_one_line() -> None:

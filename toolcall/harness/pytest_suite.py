@@ -103,8 +103,10 @@ def _parametrize(
         if config.getoption(option)
     ]
     reason = f"no {what} selected by {' '.join(narrowed) or 'this run'}"
-    if what == "published recordings" and config.getoption("--toolcall-scenario"):
-        reason += " (a published recording belongs to no scenario)"
+    if what in ("published recordings", "wire recordings") and config.getoption(
+        "--toolcall-scenario"
+    ):
+        reason += f" (a {what[:-1]} belongs to no scenario)"
     skipped = pytest.param(None, marks=pytest.mark.skip(reason=reason))
     metafunc.parametrize(name, [skipped], ids=["none-selected"])
 
@@ -154,7 +156,7 @@ def _parametrize_wire_recordings(metafunc: pytest.Metafunc) -> None:
             )
         except wire_recordings.WireRecordingError as exc:
             raise pytest.UsageError(str(exc)) from None
-    metafunc.parametrize("wire_recording", found, ids=[r.id for r in found])
+    _parametrize(metafunc, "wire_recording", list(found), [r.id for r in found], "wire recordings")
 
 
 def wire_recording_outcome(config: pytest.Config, recording: wire_recordings.Recording) -> Outcome:
