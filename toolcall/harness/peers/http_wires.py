@@ -11,17 +11,14 @@ recording, in this process, and stops when the client has answered.
 from __future__ import annotations
 
 import json
-import subprocess
 import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from .. import scrub
 from . import Assembled
-from .external import Crashed, TimedOut, read_document
-from .http_clients import TIMEOUT, NodeClient, _crash_line
+from .http_clients import NodeClient
 
 #: Each wire the AI SDK has a provider for: its package, the base URL's path, the request path.
 WIRES = {
@@ -72,30 +69,13 @@ class VercelAIWire:
     def __init__(self, wire: str) -> None:
         package, self._base, self._path = WIRES[wire]
         client = NodeClient(f"vercel-ai-{wire}", "vercel_ai_wires.mjs", ["ai", package])
-        self.name, self.version, self._command = client.name, client.version, client.command
+        self.name, self.version, self._client = client.name, client.version, client
         self.wires = (wire,)
 
     def assemble_wire(self, wire: str, body: bytes, request: Mapping[str, Any]) -> Assembled:
         with answering(body, self._path) as url:
             job = {"base_url": url + self._base, "wire": wire, "request": dict(request)}
-            try:
-                done = subprocess.run(
-                    self._command,
-                    input=json.dumps(job).encode("utf-8"),
-                    capture_output=True,
-                    timeout=TIMEOUT,
-                    check=False,
-                )
-            except subprocess.TimeoutExpired:
-                raise TimedOut(f"timed out after {TIMEOUT:g} s") from None
-        if done.returncode != 0:
-            message = _crash_line(done.stderr.decode("utf-8", "replace"))
-            raise Crashed(scrub.printable(message, ()))
-        try:
-            document = json.loads(done.stdout)
-        except ValueError:
-            raise Crashed("standard output is not one JSON document") from None
-        return read_document(document)
+            return self._client.fetch(job)
 
 
 def vercel_ai_responses() -> VercelAIWire:
