@@ -601,15 +601,19 @@ def _scan(suite: Suite, paths: list[Path]) -> int:
 
 
 def _synthesize(suite: Suite, provider: str | None, scenario: str | None) -> int:
+    from . import synthesize_wires
     from .synthesize import SynthesisError, synthesize
 
     try:
         paths = synthesize(suite, provider, scenario)
+        wire_paths, left_out = synthesize_wires.synthesize(suite, provider, scenario)
     except SynthesisError as exc:
         print(f"toolcall: {exc}", file=sys.stderr)
         return 1
-    for path in paths:
+    for path in [*paths, *wire_paths]:
         print(f"wrote {path.relative_to(suite.root)}")
+    for line in left_out:
+        print(f"left out {line}")
     from .cassettes import cassette_path, evidence_kind
 
     for prov, _scen, cell in suite.cells(provider, scenario):

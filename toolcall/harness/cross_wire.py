@@ -45,5 +45,11 @@ def findings(suite: Suite, offer: WireOffer, name: str, turn: Turn) -> list[Find
         return [Finding("cross-wire", where, f"a chat recording {twin} that assembles", str(exc))]
     return [
         Finding("cross-wire", f"{where}{json_path[1:]}", want, got)
-        for json_path, want, got in differences(comparable(chat), comparable(turn))
+        for json_path, want, got in turn_differences(chat, turn)
     ]
+
+
+def turn_differences(chat: Turn, other: Turn) -> list[tuple[str, Any, Any]]:
+    """(JSON path, on chat, on the other wire) wherever two turns of one request disagree on
+    what the request decides; the same comparison for recorded pairs and synthesized ones."""
+    return differences(comparable(chat), comparable(other))

@@ -114,6 +114,8 @@ from .profiles import Cell, Provider, Suite
 __all__ = [
     "SYNTHESIS_SCHEMA",
     "SynthesisError",
+    "cut",
+    "generate",
     "render",
     "render_reply",
     "settings",
@@ -619,23 +621,7 @@ class _Renderer:
         ]
 
     def _cut(self, text: str, spec: Mapping[str, Any]) -> list[str]:
-        """`text` in fragments of the configured sizes (cycled); one piece if none are given."""
-        if not text:
-            return []
-        fragment = spec.get("fragment")
-        if not fragment:
-            return [text]
-        unit, sizes = next(iter(fragment.items()))
-        units = _TOKEN.findall(text) if unit == "tokens" else list(text)
-        pieces = []
-        at = 0
-        turn = 0
-        while at < len(units):
-            size = int(sizes[turn % len(sizes)])
-            pieces.append("".join(units[at : at + size]))
-            at += size
-            turn += 1
-        return pieces
+        return cut(text, spec.get("fragment"))
 
     def _usage(self, request: Mapping[str, Any]) -> str:
         usage = self.spec["usage"]
@@ -664,26 +650,49 @@ class _Renderer:
     # -- generated values ------------------------------------------------------------------------
 
     def _generate(self, rule: str, rng: random.Random, name: str, fields: Mapping[str, Any]) -> str:
-        """Expand a format's fields (`{hex:24}`, `{index:02}`, ...) with the given generator."""
+        return generate(rule, rng, fields, f"{self.where}: {name}")
 
-        def field(match: re.Match[str]) -> str:
-            kind, arg = match.group(1), match.group(2)
-            if kind in _ALPHABETS:
-                low, _, high = (arg or "").partition("-")
-                if not low.isdigit() or (high and not high.isdigit()):
-                    raise SynthesisError(f"{self.where}: {name}: {{{kind}}} needs a length")
-                size = rng.randint(int(low), int(high)) if high else int(low)
-                chars = [rng.choice(_ALPHABETS[kind]) for _ in range(size)]
-                if kind == "digits" and chars:
-                    chars[0] = rng.choice("123456789")
-                return "".join(chars)
-            if kind == "uuid":
-                return str(uuid.UUID(int=rng.getrandbits(128), version=4))
-            if kind in fields:
-                return format(fields[kind], arg or "")
-            raise SynthesisError(f"{self.where}: {name}: unknown field {{{kind}}} in {rule!r}")
 
-        return _FIELD.sub(field, rule)
+def generate(rule: str, rng: random.Random, fields: Mapping[str, Any], where: str) -> str:
+    """Expand a format's fields (`{hex:24}`, `{index:02}`, ...) with the given generator."""
+
+    def field(match: re.Match[str]) -> str:
+        kind, arg = match.group(1), match.group(2)
+        if kind in _ALPHABETS:
+            low, _, high = (arg or "").partition("-")
+            if not low.isdigit() or (high and not high.isdigit()):
+                raise SynthesisError(f"{where}: {{{kind}}} needs a length")
+            size = rng.randint(int(low), int(high)) if high else int(low)
+            chars = [rng.choice(_ALPHABETS[kind]) for _ in range(size)]
+            if kind == "digits" and chars:
+                chars[0] = rng.choice("123456789")
+            return "".join(chars)
+        if kind == "uuid":
+            return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        if kind in fields:
+            return format(fields[kind], arg or "")
+        raise SynthesisError(f"{where}: unknown field {{{kind}}} in {rule!r}")
+
+    return _FIELD.sub(field, rule)
+
+
+def cut(text: str, fragment: Mapping[str, Any] | None) -> list[str]:
+    """`text` in fragments of the configured sizes (cycled); one piece if none are given."""
+    if not text:
+        return []
+    if not fragment:
+        return [text]
+    unit, sizes = next(iter(fragment.items()))
+    units = _TOKEN.findall(text) if unit == "tokens" else list(text)
+    pieces = []
+    at = 0
+    turn = 0
+    while at < len(units):
+        size = int(sizes[turn % len(sizes)])
+        pieces.append("".join(units[at : at + size]))
+        at += size
+        turn += 1
+    return pieces
 
 
 def _tokens(text: str) -> int:

@@ -1,0 +1,128 @@
+"""Synthesized wire cassettes: current, shaped like the recordings they follow, same turn as chat.
+
+Each provider's scenarios rendered on its other wires must be byte-identical to what
+`synthesize_wires` writes today, must show only events whose keys the followed real recordings
+show (a dropped or renamed field fails here), and must assemble to the same turn as the
+provider's chat cassette of the same scenario, ids aside (the cross-wire check).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+import toolcall
+from toolcall.harness import cassettes, cross_wire, synthesize_wires, wire_recordings
+from toolcall.harness.profiles import load_suite
+from toolcall.harness.synthesize_wires import (
+    Shape,
+    Unshown,
+    cassette_path,
+    cassette_text,
+    events,
+    structure_problems,
+)
+
+ROOT = Path(__file__).parents[1]
+SUITE = load_suite(ROOT)
+CELLS = list(synthesize_wires.cells(SUITE))
+IDS = [f"{p.key}@{wire}/{c.scenario}" for p, c, wire, _s in CELLS]
+RENDERED = []
+for _p, _c, _w, _s in CELLS:
+    try:
+        RENDERED.append((_p, _c, _w, _s, cassette_text(SUITE, _p, _c, _w, _s)))
+    except Unshown:
+        continue
+RENDERED_IDS = [f"{p.key}@{w}/{c.scenario}" for p, c, w, _s, _t in RENDERED]
+
+
+def followed_bodies(wire: str, shape: Shape) -> list[bytes]:
+    found = {r.name: r for r in wire_recordings.discover(SUITE.cassettes) if r.wire == wire}
+    return [found[name].body() for name in shape.follows]
+
+
+def test_every_offer_with_evidence_is_rendered() -> None:
+    """OpenAI and DeepSeek on Responses, DeepSeek and Qwen on Anthropic Messages."""
+    rows = {f"{p.key}@{w}" for p, _c, w, _s, _t in RENDERED}
+    assert rows == {
+        "openai@responses",
+        "deepseek@responses",
+        "deepseek@anthropic",
+        "qwen@anthropic",
+    }
+
+
+@pytest.mark.parametrize(("provider", "cell", "wire", "shape", "text"), RENDERED, ids=RENDERED_IDS)
+def test_committed_wire_cassette_is_current(provider, cell, wire, shape, text) -> None:  # type: ignore[no-untyped-def]
+    path = cassette_path(SUITE.cassettes, provider.key, wire, cell.scenario)
+    assert path.is_file(), f"{path} is missing: run make synthesize"
+    assert path.read_text(encoding="utf-8") == text, f"{path} is stale: run make synthesize"
+
+
+def test_no_wire_cassette_is_left_over() -> None:
+    """A cassette the synthesizer no longer writes (a left-out cell) is not left behind."""
+    wanted = {cassette_path(SUITE.cassettes, p.key, w, c.scenario) for p, c, w, _s, _t in RENDERED}
+    on_disk = set(SUITE.cassettes.glob(f"*/{synthesize_wires.WIRES}/*/*.yaml"))
+    assert on_disk == wanted
+
+
+@pytest.mark.parametrize(("provider", "cell", "wire", "shape", "text"), RENDERED, ids=RENDERED_IDS)
+def test_provenance_follows_existing_recordings(provider, cell, wire, shape, text) -> None:  # type: ignore[no-untyped-def]
+    provenance = yaml.safe_load(text)["metadata"]["provenance"]
+    assert provenance["kind"] == "synthesized" and provenance["wire"] == wire
+    assert len(provenance["follows"]) == len(shape.follows)
+    for follow in provenance["follows"]:
+        assert (ROOT / follow).is_file(), follow
+
+
+@pytest.mark.parametrize(("provider", "cell", "wire", "shape", "text"), RENDERED, ids=RENDERED_IDS)
+def test_structure_matches_the_followed_recordings(provider, cell, wire, shape, text) -> None:  # type: ignore[no-untyped-def]
+    body = synthesize_wires.render(SUITE, provider, cell, wire, shape).encode()
+    assert structure_problems(body, followed_bodies(wire, shape)) == []
+
+
+@pytest.mark.parametrize("change", ["drop", "rename"])
+def test_structure_check_catches_a_dropped_or_renamed_field(change: str) -> None:
+    provider, cell, wire, shape, _text = next(r for r in RENDERED if r[2] == "responses")
+    body = synthesize_wires.render(SUITE, provider, cell, wire, shape)
+    first = events(body.encode())
+    target = next(e for e in first if e["type"] == "response.function_call_arguments.delta")
+    value = target.pop("item_id")
+    if change == "rename":
+        target["itemId"] = value
+    broken = "".join(f"data: {json.dumps(e)}\n\n" for e in first).encode()
+    problems = structure_problems(broken, followed_bodies(wire, shape))
+    assert problems and "item_id" in problems[0]
+
+
+def test_a_reply_no_recording_shows_is_left_out_not_invented() -> None:
+    provider = SUITE.providers["openai"]
+    cell = provider.cells["text_only"]
+    shape = synthesize_wires.SHAPES["openai", "responses"]
+    with pytest.raises(Unshown, match=r"output_item\.added/message"):
+        synthesize_wires.render(SUITE, provider, cell, "responses", shape)
+
+
+@pytest.mark.parametrize(("provider", "cell", "wire", "shape", "text"), RENDERED, ids=RENDERED_IDS)
+def test_same_turn_as_chat(provider, cell, wire, shape, text) -> None:  # type: ignore[no-untyped-def]
+    chat_path = cassettes.cassette_path(SUITE.cassettes, provider.key, cell.scenario)
+    chat = toolcall.assemble(cassettes.response_body(cassettes.load(chat_path)))
+    body = synthesize_wires.render(SUITE, provider, cell, wire, shape).encode()
+    turn = toolcall.assemble(body, wire=wire)
+    assert turn.tool_calls or turn.content
+    assert cross_wire.turn_differences(chat, turn) == []
+
+
+def test_cross_wire_check_sees_a_changed_argument() -> None:
+    """The comparison the check reuses is not blind: a changed argument is a difference."""
+    provider, cell, wire, shape, _text = RENDERED[0]
+    chat_path = cassettes.cassette_path(SUITE.cassettes, provider.key, cell.scenario)
+    chat = toolcall.assemble(cassettes.response_body(cassettes.load(chat_path)))
+    body = synthesize_wires.render(SUITE, provider, cell, wire, shape)
+    changed = body.replace("Lisbon", "Lissabon").replace("Tokyo", "Tokio")
+    assert changed != body
+    turn = toolcall.assemble(changed.encode(), wire=wire)
+    assert cross_wire.turn_differences(chat, turn)

@@ -1,0 +1,469 @@
+"""Synthesized wire cassettes: a scenario's `reply` rendered on a provider's other wires.
+
+A provider that offers the Responses API or Anthropic Messages beside chat completions must give
+the same turn on each (the cross-wire check), and a reader of each wire must be proved against
+every scenario, not only against the few recordings published for it. So each scenario's reply is
+rendered on each wire a provider offers, as `cassettes/<provider>/wires/<wire>/<scenario>.yaml`.
+
+The shape comes from real recordings, not from memory: every event is a copy of the first event
+of the same type (and item or block type) in the wire recordings the rendering `follows`, with
+its ids, text, arguments and counts replaced. Key order, envelope fields and quirks such as
+OpenAI's `obfuscation` or Claude's `caller` therefore stay the recordings' own, and the structure
+check (`skeleton`) holds a rendering to them. A reply that needs an event none of the followed
+recordings shows (a text message where only tool calls were recorded, a thinking block on a wire
+with no recorded thinking) is not rendered: `Unshown` names what is missing, and the cell is
+left out instead of invented.
+
+Which recordings a provider's rendering follows, and how its ids look, is written below as DATA
+(`SHAPES`), one entry per provider and wire, each naming the recordings it rests on. A provider
+with no recording of its own on a wire (DeepSeek and Qwen on Anthropic Messages, offered by
+documentation only) follows Anthropic's own recordings: the compatible endpoints document
+Anthropic's stream, so the first party's recording is the best evidence of it there is.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import random
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import cassettes, wire_recordings
+from .profiles import Cell, Provider, Suite
+from .synthesize import SYNTHESIZED, SynthesisError, cut, generate
+
+#: Under a provider's cassettes: `wires/<wire>/<scenario>.yaml`.
+WIRES = "wires"
+
+
+class Unshown(SynthesisError):
+    """The reply needs an event that none of the followed recordings shows."""
+
+
+@dataclass(frozen=True)
+class Shape:
+    """How one provider's stream on one wire is rendered, and the recordings it follows."""
+
+    follows: tuple[str, ...]
+    #: id formats (synthesize.generate); `{kind}` is the item's prefix on Responses.
+    ids: Mapping[str, str]
+    #: argument and text fragment sizes (synthesize.cut); None sends each whole.
+    fragment: Mapping[str, Any] | None
+    path: str
+
+
+_ANTHROPIC = Shape(
+    follows=("fantasy_claude-sonnet-4_multi_tool",),
+    ids={"message": "msg_01{alnum:22}", "call": "toolu_01{alnum:22}"},
+    fragment={"tokens": [4, 3, 5]},
+    path="/v1/messages",
+)
+
+#: (provider, wire) -> its shape. OpenAI's gpt-4o sends each call's arguments in one delta;
+#: DeepSeek's ids are UUIDs with `call_00_` call ids and token-sized fragments.
+SHAPES: dict[tuple[str, str], Shape] = {
+    ("openai", "responses"): Shape(
+        follows=("fantasy_responses_gpt-4o_multi_tool", "pydantic-ai_responses_gpt-4o_stream"),
+        ids={
+            "response": "resp_{hex:50}",
+            "item": "{kind}_{hex:50}",
+            "call": "call_{alnum:24}",
+        },
+        fragment=None,
+        path="/v1/responses",
+    ),
+    ("deepseek", "responses"): Shape(
+        follows=(
+            "pydantic-ai_deepseek-v4-flash_responses_function_tool_stream",
+            "vercel-ai_deepseek-v4-flash_responses_tool-call",
+        ),
+        ids={"response": "{uuid}", "item": "{uuid}", "call": "call_{index:02}_{alnum:24}"},
+        fragment={"tokens": [1]},
+        path="/responses",
+    ),
+    ("deepseek", "anthropic"): _ANTHROPIC,
+    ("qwen", "anthropic"): _ANTHROPIC,
+}
+
+#: Responses item types and the prefix OpenAI gives their ids.
+_ITEM_PREFIX = {"function_call": "fc", "message": "msg", "reasoning": "rs"}
+
+
+def cassette_path(root: Path, provider: str, wire: str, scenario: str) -> Path:
+    return root / provider / WIRES / wire / f"{scenario}.yaml"
+
+
+def follows_paths(suite: Suite, wire: str, shape: Shape) -> list[str]:
+    """The repository paths of the recording bodies a shape follows (what a cassette cites)."""
+    folder = suite.cassettes / wire_recordings.WIRES / wire
+    return [
+        str(path.relative_to(suite.root))
+        for name in shape.follows
+        for path in sorted(folder.glob(f"{name}.*"))
+        if path.suffix in wire_recordings.BODY_SUFFIXES
+    ]
+
+
+def cells(
+    suite: Suite, provider: str | None = None, scenario: str | None = None
+) -> Iterator[tuple[Provider, Cell, str, Shape]]:
+    """Every applicable (provider, scenario) cell on every wire a shape is declared for."""
+    offered = {(o.provider, o.wire) for o in suite.wire_offers}
+    for prov, _scen, cell in suite.cells(provider, scenario):
+        if cell.not_applicable is not None:
+            continue
+        for (key, wire), shape in SHAPES.items():
+            if key == prov.key and (key, wire) in offered:
+                yield prov, cell, wire, shape
+
+
+def synthesize(
+    suite: Suite, provider: str | None = None, scenario: str | None = None
+) -> tuple[list[Path], list[str]]:
+    """Write every renderable wire cassette; return the paths and, one line each, the cells
+    left out because their reply needs an event no followed recording shows."""
+    written, left_out = [], []
+    for prov, cell, wire, shape in cells(suite, provider, scenario):
+        path = cassette_path(suite.cassettes, prov.key, wire, cell.scenario)
+        try:
+            text = cassette_text(suite, prov, cell, wire, shape)
+        except Unshown as exc:
+            left_out.append(str(exc))
+            if cassettes.evidence_kind(path) == SYNTHESIZED:
+                path.unlink()
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        cassettes.write_atomically(path, text)
+        written.append(path)
+    return written, left_out
+
+
+def cassette_text(suite: Suite, provider: Provider, cell: Cell, wire: str, shape: Shape) -> str:
+    """The exact text `synthesize` writes for a cell on a wire."""
+    body = render(suite, provider, cell, wire, shape)
+    offer = next(o for o in suite.wire_offers if (o.provider, o.wire) == (provider.key, wire))
+    cassette = cassettes.build(
+        uri=offer.endpoint,
+        request_body=json.dumps(suite.request_body(provider, cell), ensure_ascii=False),
+        request_headers=cassettes.request_headers(),
+        status=200,
+        reason="OK",
+        response_headers={"Content-Type": ["text/event-stream; charset=utf-8"]},
+        response_body=body,
+    )
+    cassette["metadata"] = {
+        "provenance": {
+            "kind": SYNTHESIZED,
+            "wire": wire,
+            "rendered_from": f"toolcall/harness/synthesize_wires.py SHAPES[{provider.key}, "
+            f"{wire}] and scenarios.yaml scenarios.{cell.scenario}.reply",
+            "follows": follows_paths(suite, wire, shape),
+        }
+    }
+    return cassettes.dump(cassette)
+
+
+def render(suite: Suite, provider: Provider, cell: Cell, wire: str, shape: Shape) -> str:
+    """The event stream `provider` would send for `cell` on `wire`."""
+    recordings = {r.name: r for r in wire_recordings.discover(suite.cassettes) if r.wire == wire}
+    missing = [name for name in shape.follows if name not in recordings]
+    if missing:
+        raise SynthesisError(f"{provider.key}@{wire}: follows unknown recordings {missing}")
+    templates = _Templates(
+        f"{provider.key}@{wire} {cell.scenario}",
+        [e for name in shape.follows for e in events(recordings[name].body())],
+    )
+    reply = suite.scenarios[cell.scenario].reply
+    request = suite.request_body(provider, cell)
+    renderer = _RENDERERS.get(wire)
+    if renderer is None:
+        raise SynthesisError(f"{provider.key}@{wire}: no renderer for the {wire} wire")
+    seed = f"{provider.key}|{wire}|{cell.scenario}"
+    out = renderer(templates, shape, reply, request, cell.model, random.Random(seed))
+    return "".join(
+        f"event: {e['type']}\ndata: {json.dumps(e, ensure_ascii=False, separators=(',', ':'))}\n\n"
+        for e in out
+    )
+
+
+def events(body: bytes) -> list[dict[str, Any]]:
+    """The JSON objects of an SSE body's `data:` lines (`[DONE]` and comments skipped)."""
+    out = []
+    for line in body.decode("utf-8").splitlines():
+        if line.startswith("data:"):
+            data = line[5:].strip()
+            if data and data != "[DONE]":
+                out.append(json.loads(data))
+    return out
+
+
+# -- the structure check ------------------------------------------------------------------------
+
+
+def skeleton(event: Mapping[str, Any]) -> tuple[str, frozenset[str]]:
+    """An event's type and the paths of its keys, values masked. Lists are not entered: their
+    lengths and contents (tools, output items, logprobs) are the reply's, not the wire's."""
+    paths: set[str] = set()
+
+    def walk(value: Mapping[str, Any], prefix: str) -> None:
+        for key, inner in value.items():
+            paths.add(prefix + key)
+            if isinstance(inner, Mapping):
+                walk(inner, f"{prefix}{key}.")
+
+    walk(event, "")
+    kind = str(event.get("type"))
+    for key in ("item", "content_block", "delta", "part"):
+        inner = event.get(key)
+        if isinstance(inner, Mapping) and "type" in inner:
+            kind += f"/{inner['type']}"
+    return kind, frozenset(paths)
+
+
+def structure_problems(rendered: bytes, followed: list[bytes]) -> list[str]:
+    """Each rendered event whose skeleton no followed recording has, one line each."""
+    known = {skeleton(e) for body in followed for e in events(body)}
+    problems = []
+    for n, event in enumerate(events(rendered)):
+        kind, paths = skeleton(event)
+        if (kind, paths) in known:
+            continue
+        closest = [p for k, p in known if k == kind]
+        if not closest:
+            problems.append(f"event {n}: {kind} is in no followed recording")
+            continue
+        best = min(closest, key=lambda p: len(p ^ paths))
+        problems.append(
+            f"event {n}: {kind} keys differ from the recordings: "
+            f"extra {sorted(paths - best)}, missing {sorted(best - paths)}"
+        )
+    return problems
+
+
+# -- rendering ----------------------------------------------------------------------------------
+
+
+class _Templates:
+    """The first recorded event of each type (and item/block type), copied on use."""
+
+    def __init__(self, where: str, recorded: list[dict[str, Any]]):
+        self.where = where
+        self.by_kind: dict[str, dict[str, Any]] = {}
+        for event in recorded:
+            self.by_kind.setdefault(skeleton(event)[0], event)
+
+    def __call__(self, kind: str) -> dict[str, Any]:
+        found = self.by_kind.get(kind)
+        if found is None:
+            raise Unshown(f"{self.where}: needs a {kind} event, which no followed recording shows")
+        return copy.deepcopy(found)
+
+
+class _Ids:
+    def __init__(self, shape: Shape, rng: random.Random, where: str):
+        self.shape, self.rng, self.where = shape, rng, where
+
+    def __call__(self, name: str, **fields: Any) -> str:
+        return generate(self.shape.ids[name], self.rng, fields, f"{self.where}: ids.{name}")
+
+
+def _tokens(text: str) -> int:
+    return len(cut(text, {"tokens": [1]}))
+
+
+def _arguments_text(arguments: Any) -> str:
+    return json.dumps(arguments, ensure_ascii=False, separators=(", ", ": "))
+
+
+def _count(usage: Any, numbers: Mapping[str, int]) -> Any:
+    """The recording's usage object with its counts replaced by this reply's (0 if unknown)."""
+    if isinstance(usage, dict):
+        return {
+            k: numbers.get(k, 0) if isinstance(v, int) else _count(v, numbers)
+            for k, v in usage.items()
+        }
+    return usage
+
+
+def _usage_numbers(request: Mapping[str, Any], reply: Mapping[str, Any]) -> dict[str, int]:
+    prompt = math.ceil(len(json.dumps(request, ensure_ascii=False)) / 4)
+    reasoning = _tokens(str(reply.get("reasoning") or ""))
+    output = (
+        reasoning
+        + _tokens(str(reply.get("content") or ""))
+        + sum(_tokens(_arguments_text(c["arguments"])) for c in reply.get("calls") or [])
+    )
+    return {
+        "input_tokens": prompt,
+        "output_tokens": output,
+        "reasoning_tokens": reasoning,
+        "total_tokens": prompt + output,
+    }
+
+
+def _responses(
+    templates: _Templates,
+    shape: Shape,
+    reply: Mapping[str, Any],
+    request: Mapping[str, Any],
+    model: str,
+    rng: random.Random,
+) -> list[dict[str, Any]]:
+    """Responses: created, in_progress, one output item per piece of the reply, completed."""
+    ids = _Ids(shape, rng, templates.where)
+    out: list[dict[str, Any]] = []
+    created_at = 1788134400 + rng.randrange(7 * 24 * 3600)
+
+    def emit(event: dict[str, Any]) -> dict[str, Any]:
+        event["sequence_number"] = len(out)
+        if "obfuscation" in event:
+            event["obfuscation"] = generate("{alnum:3}", rng, {}, templates.where)
+        out.append(event)
+        return event
+
+    envelope = templates("response.created")["response"]
+    envelope.update(id=ids("response"), created_at=created_at, model=model, output=[])
+    for kind in ("response.created", "response.in_progress"):
+        event = templates(kind)
+        event["response"] = copy.deepcopy(envelope)
+        emit(event)
+    items: list[dict[str, Any]] = []
+
+    def text_item(item_type: str, part_type: str, delta_kind: str, text: str) -> None:
+        index = len(items)
+        item_id = ids("item", kind=_ITEM_PREFIX[item_type])
+        added = templates(f"response.output_item.added/{item_type}")
+        added["item"].update(id=item_id, content=[])
+        added["output_index"] = index
+        emit(added)
+        part_added = templates(f"response.content_part.added/{part_type}")
+        part_added.update(item_id=item_id, output_index=index)
+        emit(part_added)
+        for piece in cut(text, shape.fragment):
+            delta = templates(delta_kind)
+            delta.update(item_id=item_id, output_index=index, delta=piece)
+            emit(delta)
+        done = templates(delta_kind.replace(".delta", ".done"))
+        done.update(item_id=item_id, output_index=index, text=text)
+        emit(done)
+        part_done = templates(f"response.content_part.done/{part_type}")
+        part_done.update(item_id=item_id, output_index=index)
+        part_done["part"]["text"] = text
+        emit(part_done)
+        item_done = templates(f"response.output_item.done/{item_type}")
+        item_done["item"].update(id=item_id, content=[copy.deepcopy(part_done["part"])])
+        item_done["output_index"] = index
+        emit(item_done)
+        items.append(item_done["item"])
+
+    if reply.get("reasoning"):
+        text_item(
+            "reasoning", "reasoning_text", "response.reasoning_text.delta", str(reply["reasoning"])
+        )
+    if reply.get("content"):
+        text_item("message", "output_text", "response.output_text.delta", str(reply["content"]))
+    for n, call in enumerate(reply.get("calls") or []):
+        index = len(items)
+        item_id = ids("item", kind=_ITEM_PREFIX["function_call"])
+        call_id = ids("call", index=n)
+        arguments = _arguments_text(call["arguments"])
+        added = templates("response.output_item.added/function_call")
+        added["item"].update(id=item_id, call_id=call_id, name=call["name"], arguments="")
+        added["output_index"] = index
+        emit(added)
+        for piece in cut(arguments, shape.fragment):
+            delta = templates("response.function_call_arguments.delta")
+            delta.update(item_id=item_id, output_index=index, delta=piece)
+            emit(delta)
+        done = templates("response.function_call_arguments.done")
+        done.update(item_id=item_id, output_index=index, arguments=arguments)
+        emit(done)
+        item_done = templates("response.output_item.done/function_call")
+        item_done["item"].update(
+            id=item_id, call_id=call_id, name=call["name"], arguments=arguments
+        )
+        item_done["output_index"] = index
+        emit(item_done)
+        items.append(item_done["item"])
+    completed = templates("response.completed")
+    response = completed["response"]
+    response.update(id=envelope["id"], created_at=created_at, model=model, output=items)
+    if "completed_at" in response:
+        response["completed_at"] = created_at + 1
+    response["usage"] = _count(response.get("usage"), _usage_numbers(request, reply))
+    emit(completed)
+    return out
+
+
+def _anthropic(
+    templates: _Templates,
+    shape: Shape,
+    reply: Mapping[str, Any],
+    request: Mapping[str, Any],
+    model: str,
+    rng: random.Random,
+) -> list[dict[str, Any]]:
+    """Anthropic Messages: message_start, one content block per piece of the reply (a ping after
+    the first block opens, as recorded), message_delta with the stop reason, message_stop."""
+    ids = _Ids(shape, rng, templates.where)
+    numbers = _usage_numbers(request, reply)
+    out: list[dict[str, Any]] = []
+    start = templates("message_start")
+    message = start["message"]
+    message.update(id=ids("message"), model=model)
+    message["usage"] = _count(
+        message.get("usage"), {"input_tokens": numbers["input_tokens"], "output_tokens": 1}
+    )
+    out.append(start)
+    blocks = 0
+
+    def open_block(kind: str, **fields: Any) -> int:
+        nonlocal blocks
+        event = templates(f"content_block_start/{kind}")
+        event["index"] = blocks
+        event["content_block"].update(fields)
+        out.append(event)
+        if blocks == 0:
+            out.append(templates("ping"))
+        blocks += 1
+        return blocks - 1
+
+    def close_block(index: int) -> None:
+        event = templates("content_block_stop")
+        event["index"] = index
+        out.append(event)
+
+    def deltas(index: int, kind: str, field: str, pieces: list[str]) -> None:
+        for piece in pieces:
+            event = templates(f"content_block_delta/{kind}")
+            event["index"] = index
+            event["delta"][field] = piece
+            out.append(event)
+
+    if reply.get("reasoning"):
+        index = open_block("thinking", thinking="")
+        deltas(index, "thinking_delta", "thinking", cut(str(reply["reasoning"]), shape.fragment))
+        close_block(index)
+    if reply.get("content"):
+        index = open_block("text", text="")
+        deltas(index, "text_delta", "text", cut(str(reply["content"]), shape.fragment))
+        close_block(index)
+    calls = reply.get("calls") or []
+    for n, call in enumerate(calls):
+        index = open_block("tool_use", id=ids("call", index=n), name=call["name"], input={})
+        pieces = ["", *cut(_arguments_text(call["arguments"]), shape.fragment)]
+        deltas(index, "input_json_delta", "partial_json", pieces)
+        close_block(index)
+    delta = templates("message_delta")
+    delta["delta"]["stop_reason"] = "tool_use" if calls else "end_turn"
+    delta["usage"] = _count(delta.get("usage"), numbers)
+    out.append(delta)
+    out.append(templates("message_stop"))
+    return out
+
+
+_RENDERERS = {"responses": _responses, "anthropic": _anthropic}
