@@ -8,6 +8,7 @@ provider's chat cassette of the same scenario, ids aside (the cross-wire check).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import toolcall
 from toolcall.harness import cassettes, cross_wire, synthesize_wires, wire_recordings
 from toolcall.harness.profiles import load_suite
 from toolcall.harness.synthesize_wires import (
+    SHAPES,
     Shape,
     Unshown,
     cassette_path,
@@ -25,6 +27,7 @@ from toolcall.harness.synthesize_wires import (
     events,
     structure_problems,
 )
+from toolcall.harness.wire_cells import check_wire_cell
 
 ROOT = Path(__file__).parents[1]
 SUITE = load_suite(ROOT)
@@ -126,3 +129,21 @@ def test_cross_wire_check_sees_a_changed_argument() -> None:
     assert changed != body
     turn = toolcall.assemble(changed.encode(), wire=wire)
     assert cross_wire.turn_differences(chat, turn)
+
+
+@pytest.mark.parametrize(("provider", "cell", "wire", "shape", "text"), RENDERED, ids=RENDERED_IDS)
+def test_conformance_row_passes(provider, cell, wire, shape, text) -> None:  # type: ignore[no-untyped-def]
+    outcome = check_wire_cell(SUITE, provider, cell, wire, shape)
+    assert outcome is not None
+    assert (outcome.row, outcome.status, outcome.findings) == (f"{provider.key}@{wire}", "pass", [])
+
+
+def test_conformance_row_fails_when_the_shape_changes_under_the_cassette() -> None:
+    """Following other recordings renders other ids and fields: stale, and the skeleton of the
+    committed events is no longer the followed recordings' (OpenAI's `obfuscation`)."""
+    provider, cell, wire, shape, _text = next(r for r in RENDERED if r[0].key == "openai")
+    other = dataclasses.replace(shape, follows=SHAPES["deepseek", "responses"].follows)
+    outcome = check_wire_cell(SUITE, provider, cell, wire, other)
+    assert outcome is not None and outcome.status == "fail"
+    checks = {f.check for f in outcome.findings}
+    assert {"stale", "structure"} <= checks

@@ -49,7 +49,15 @@ def _run(root: Path, tmp_path: Path, provider: str = "openai") -> tuple[int, dic
     code = main(["--root", str(root), "conformance", "--provider", provider, "--json", str(target)])
     document = json.loads(target.read_text(encoding="utf-8"))
     assert list(VALIDATOR.iter_errors(document)) == []
-    return code, {o["scenario"]: o for o in document["outcomes"]}
+    return code, {_key(o): o for o in document["outcomes"]}
+
+
+def _key(outcome: dict) -> str:
+    """A scenario's name, or `<wire>/<scenario>` for its synthesized twin on another wire."""
+    scenario = outcome["scenario"]
+    if outcome["wire"] == "chat" or scenario.startswith("wires/"):
+        return str(scenario)
+    return f"{outcome['wire']}/{scenario}"
 
 
 def test_the_json_report_gives_each_wire_recording_its_wire(
@@ -61,6 +69,7 @@ def test_the_json_report_gives_each_wire_recording_its_wire(
     assert (wire["provider"], wire["wire"], wire["status"]) == ("openai", "responses", "pass")
     assert wire["evidence"] == "first-party"
     assert outcomes["parallel_calls"]["wire"] == "chat"
+    assert outcomes["responses/parallel_calls"]["status"] == "pass"
     assert "openai@responses" in capsys.readouterr().out
 
 

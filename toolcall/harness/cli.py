@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import accept, published, report, wire_recordings
+from . import accept, published, report, synthesize_wires, wire_recordings
 from .checks import check_cell, check_recording, check_route_cell, route_cassettes
 from .gateways import command as gateways_command
 from .locate import require_checkout, suite_root
@@ -24,6 +24,7 @@ from .matrix import COLUMN_BUDGET
 from .peers.external import DEFAULT_TIMEOUT
 from .profiles import DIRECT, ProfileError, Suite, load_suite
 from .record import DEFAULT_DEADLINE, DEFAULT_MAX_BYTES
+from .wire_cells import check_wire_cell
 from .wire_checks import check_wire_recording
 
 #: The commands that write into the checkout (cassettes/, providers.yaml; `gateways` installs
@@ -243,6 +244,10 @@ def _conformance(
         check_route_cell(suite, key, route, path)
         for key, route, _name, path in route_cassettes(suite, provider, scenario)
     ]
+    wire_outcomes = (
+        check_wire_cell(suite, *cell) for cell in synthesize_wires.cells(suite, provider, scenario)
+    )
+    outcomes += [o for o in wire_outcomes if o is not None]
     if not scenario:
         recordings = published.discover(suite.cassettes, provider, keep_unreadable=True)
         outcomes += [check_recording(suite, r) for r in recordings]
@@ -601,7 +606,6 @@ def _scan(suite: Suite, paths: list[Path]) -> int:
 
 
 def _synthesize(suite: Suite, provider: str | None, scenario: str | None) -> int:
-    from . import synthesize_wires
     from .synthesize import SynthesisError, synthesize
 
     try:
