@@ -48,13 +48,14 @@ def followed_bodies(wire: str, shape: Shape) -> list[bytes]:
 
 
 def test_every_offer_with_evidence_is_rendered() -> None:
-    """OpenAI and DeepSeek on Responses, DeepSeek and Qwen on Anthropic Messages."""
+    """OpenAI and DeepSeek on Responses, DeepSeek and Qwen on Anthropic Messages, Gemini's own."""
     rows = {f"{p.key}@{w}" for p, _c, w, _s, _t in RENDERED}
     assert rows == {
         "openai@responses",
         "deepseek@responses",
         "deepseek@anthropic",
         "qwen@anthropic",
+        "gemini@gemini",
     }
 
 
@@ -147,3 +148,15 @@ def test_conformance_row_fails_when_the_shape_changes_under_the_cassette() -> No
     assert outcome is not None and outcome.status == "fail"
     checks = {f.check for f in outcome.findings}
     assert {"stale", "structure"} <= checks
+
+
+def test_gemini_structure_check_enters_parts() -> None:
+    """Gemini's events have no type: the check must still see a part's dropped signature key
+    renamed, inside `candidates[].content.parts[]`."""
+    provider, cell, wire, shape, _text = next(r for r in RENDERED if r[2] == "gemini")
+    chunk = events(synthesize_wires.render(SUITE, provider, cell, wire, shape).encode())[0]
+    part = chunk["candidates"][0]["content"]["parts"][0]
+    part["thought_signature"] = part.pop("thoughtSignature")
+    broken = f"data: {json.dumps(chunk)}\n\n".encode()
+    problems = structure_problems(broken, followed_bodies(wire, shape))
+    assert problems and "thoughtSignature" in problems[0]

@@ -1,9 +1,10 @@
 """Synthesized wire cassettes: a scenario's `reply` rendered on a provider's other wires.
 
-A provider that offers the Responses API or Anthropic Messages beside chat completions must give
-the same turn on each (the cross-wire check), and a reader of each wire must be proved against
-every scenario, not only against the few recordings published for it. So each scenario's reply is
-rendered on each wire a provider offers, as `cassettes/<provider>/wires/<wire>/<scenario>.yaml`.
+A provider that offers another wire (Responses, Anthropic Messages, Gemini's own) beside chat
+must give the same turn on each (the cross-wire check), and a reader of each wire must be proved
+against every scenario, not only against the few recordings published for it. So each
+scenario's reply is rendered on each wire a provider offers, as
+`cassettes/<provider>/wires/<wire>/<scenario>.yaml`.
 
 The shape comes from real recordings, not from memory: every event is a copy of the first event
 of the same type (and item or block type) in the wire recordings the rendering `follows`, with
@@ -84,6 +85,12 @@ SHAPES: dict[tuple[str, str], Shape] = {
         ids={"response": "{uuid}", "item": "{uuid}", "call": "call_{index:02}_{alnum:24}"},
         fragment={"tokens": [1]},
         path="/responses",
+    ),
+    ("gemini", "gemini"): Shape(
+        follows=("fantasy_gemini-2.5-flash_multi_tool",),
+        ids={"response": "{alnum:23}", "call": "{lower_alnum:8}", "signature": "{alnum:304}"},
+        fragment=None,
+        path="/v1beta/models/{model}:streamGenerateContent",
     ),
     ("deepseek", "anthropic"): _ANTHROPIC,
     ("qwen", "anthropic"): _ANTHROPIC,
@@ -184,10 +191,13 @@ def render(suite: Suite, provider: Provider, cell: Cell, wire: str, shape: Shape
         raise SynthesisError(f"{provider.key}@{wire}: no renderer for the {wire} wire")
     seed = f"{provider.key}|{wire}|{cell.scenario}"
     out = renderer(templates, shape, reply, request, cell.model, random.Random(seed))
-    return "".join(
-        f"event: {e['type']}\ndata: {json.dumps(e, ensure_ascii=False, separators=(',', ':'))}\n\n"
-        for e in out
-    )
+    if wire in wire_recordings.NAMED_EVENTS:
+        return "".join(
+            f"event: {e['type']}\ndata: {json.dumps(e, ensure_ascii=False, separators=(',', ':'))}"
+            "\n\n"
+            for e in out
+        )
+    return "".join(f"data: {json.dumps(e, ensure_ascii=False)}\r\n\r\n" for e in out)
 
 
 def events(body: bytes) -> list[dict[str, Any]]:
@@ -204,16 +214,27 @@ def events(body: bytes) -> list[dict[str, Any]]:
 # -- the structure check ------------------------------------------------------------------------
 
 
+#: Lists that are the wire's own structure (Gemini's candidates and parts): entered, each element
+#: adding its paths under `key[]`. Other lists (tools, output items, logprobs) hold the reply's
+#: or the request's data and are not entered.
+_ENTERED_LISTS = ("candidates", "parts")
+#: Objects that are the reply's data (a Gemini call's arguments): their keys are not the wire's.
+_OPAQUE = ("args",)
+
+
 def skeleton(event: Mapping[str, Any]) -> tuple[str, frozenset[str]]:
-    """An event's type and the paths of its keys, values masked. Lists are not entered: their
-    lengths and contents (tools, output items, logprobs) are the reply's, not the wire's."""
+    """An event's type and the paths of its keys, values masked."""
     paths: set[str] = set()
 
     def walk(value: Mapping[str, Any], prefix: str) -> None:
         for key, inner in value.items():
             paths.add(prefix + key)
-            if isinstance(inner, Mapping):
+            if isinstance(inner, Mapping) and key not in _OPAQUE:
                 walk(inner, f"{prefix}{key}.")
+            elif isinstance(inner, list) and key in _ENTERED_LISTS:
+                for element in inner:
+                    if isinstance(element, Mapping):
+                        walk(element, f"{prefix}{key}[].")
 
     walk(event, "")
     kind = str(event.get("type"))
@@ -256,6 +277,13 @@ class _Templates:
         for event in recorded:
             self.by_kind.setdefault(skeleton(event)[0], event)
 
+        for event in recorded:
+            for candidate in event.get("candidates") or []:
+                for part in (candidate.get("content") or {}).get("parts") or []:
+                    self.by_kind.setdefault("part/" + "+".join(sorted(part)), part)
+                if candidate.get("finishReason"):
+                    self.by_kind.setdefault("chunk/finish", event)
+
     def __call__(self, kind: str) -> dict[str, Any]:
         found = self.by_kind.get(kind)
         if found is None:
@@ -286,6 +314,8 @@ def _count(usage: Any, numbers: Mapping[str, int]) -> Any:
             k: numbers.get(k, 0) if isinstance(v, int) else _count(v, numbers)
             for k, v in usage.items()
         }
+    if isinstance(usage, list):
+        return [_count(v, numbers) for v in usage]
     return usage
 
 
@@ -466,4 +496,51 @@ def _anthropic(
     return out
 
 
-_RENDERERS = {"responses": _responses, "anthropic": _anthropic}
+def _gemini(
+    templates: _Templates,
+    shape: Shape,
+    reply: Mapping[str, Any],
+    request: Mapping[str, Any],
+    model: str,
+    rng: random.Random,
+) -> list[dict[str, Any]]:
+    """Gemini native: whole parts in the recorded finishing chunk (Gemini 2.5 sends all calls in
+    one chunk with `finishReason: "STOP"`); the first call carries the thought signature."""
+    ids = _Ids(shape, rng, templates.where)
+    parts: list[dict[str, Any]] = []
+    if reply.get("reasoning"):
+        parts.append(templates("part/text+thought"))
+        parts[-1]["text"] = str(reply["reasoning"])
+    if reply.get("content"):
+        parts.append(templates("part/text"))
+        parts[-1]["text"] = str(reply["content"])
+    for n, call in enumerate(reply.get("calls") or []):
+        part = templates("part/functionCall+thoughtSignature" if n == 0 else "part/functionCall")
+        part["functionCall"].update(name=call["name"], args=call["arguments"])
+        if "id" in part["functionCall"]:
+            part["functionCall"]["id"] = ids("call", index=n)
+        if "thoughtSignature" in part:
+            signature = ids("signature")
+            part["thoughtSignature"] = signature
+        parts.append(part)
+    chunk = templates("chunk/finish")
+    candidate = chunk["candidates"][0]
+    candidate["content"]["parts"] = parts
+    if not reply.get("calls") and "finishMessage" in candidate:
+        del candidate["finishMessage"]
+    numbers = _usage_numbers(request, reply)
+    chunk["usageMetadata"] = _count(
+        chunk.get("usageMetadata"),
+        {
+            "promptTokenCount": numbers["input_tokens"],
+            "tokenCount": numbers["input_tokens"],
+            "candidatesTokenCount": numbers["output_tokens"] - numbers["reasoning_tokens"],
+            "thoughtsTokenCount": numbers["reasoning_tokens"],
+            "totalTokenCount": numbers["total_tokens"],
+        },
+    )
+    chunk.update(modelVersion=model, responseId=ids("response"))
+    return [chunk]
+
+
+_RENDERERS = {"responses": _responses, "anthropic": _anthropic, "gemini": _gemini}
