@@ -160,3 +160,34 @@ def test_gemini_structure_check_enters_parts() -> None:
     broken = f"data: {json.dumps(chunk)}\n\n".encode()
     problems = structure_problems(broken, followed_bodies(wire, shape))
     assert problems and "thoughtSignature" in problems[0]
+
+
+WIRE_REQUEST_KEYS = {
+    "responses": {"model", "stream", "instructions", "input", "tools", "tool_choice"},
+    "anthropic": {"model", "max_tokens", "stream", "system", "messages", "tools", "tool_choice"},
+    "gemini": {"systemInstruction", "contents", "tools", "toolConfig"},
+}
+
+
+@pytest.mark.parametrize(("provider", "cell", "wire", "shape", "text"), RENDERED, ids=RENDERED_IDS)
+def test_request_is_the_wires_own(provider, cell, wire, shape, text) -> None:  # type: ignore[no-untyped-def]
+    """The cassette's request is the scenario's, worded for the wire, at the offer's endpoint."""
+    request = yaml.safe_load(text)["interactions"][0]["request"]
+    body = json.loads(request["body"])
+    assert set(body) == WIRE_REQUEST_KEYS[wire]
+    assert "{model}" not in request["uri"] and cell.model in json.dumps(body) + request["uri"]
+    chat = SUITE.request_body(provider, cell)
+    names = [t["function"]["name"] for t in chat["tools"]]
+    assert names and all(name in json.dumps(body["tools"]) for name in names)
+    last = {
+        "responses": lambda: body["input"][-1]["content"],
+        "anthropic": lambda: body["messages"][-1]["content"],
+        "gemini": lambda: body["contents"][-1]["parts"][0]["text"],
+    }[wire]()
+    assert last == chat["messages"][-1]["content"]
+
+
+def test_a_request_the_wire_cannot_word_is_an_error() -> None:
+    chat = {"model": "m", "messages": [{"role": "assistant", "content": "x"}], "tools": []}
+    with pytest.raises(synthesize_wires.SynthesisError, match="only system and user"):
+        synthesize_wires.wire_request("anthropic", chat)

@@ -54,14 +54,12 @@ class Shape:
     ids: Mapping[str, str]
     #: argument and text fragment sizes (synthesize.cut); None sends each whole.
     fragment: Mapping[str, Any] | None
-    path: str
 
 
 _ANTHROPIC = Shape(
     follows=("fantasy_claude-sonnet-4_multi_tool",),
     ids={"message": "msg_01{alnum:22}", "call": "toolu_01{alnum:22}"},
     fragment={"tokens": [4, 3, 5]},
-    path="/v1/messages",
 )
 
 #: (provider, wire) -> its shape. OpenAI's gpt-4o sends each call's arguments in one delta;
@@ -75,7 +73,6 @@ SHAPES: dict[tuple[str, str], Shape] = {
             "call": "call_{alnum:24}",
         },
         fragment=None,
-        path="/v1/responses",
     ),
     ("deepseek", "responses"): Shape(
         follows=(
@@ -84,13 +81,11 @@ SHAPES: dict[tuple[str, str], Shape] = {
         ),
         ids={"response": "{uuid}", "item": "{uuid}", "call": "call_{index:02}_{alnum:24}"},
         fragment={"tokens": [1]},
-        path="/responses",
     ),
     ("gemini", "gemini"): Shape(
         follows=("fantasy_gemini-2.5-flash_multi_tool",),
         ids={"response": "{alnum:23}", "call": "{lower_alnum:8}", "signature": "{alnum:304}"},
         fragment=None,
-        path="/v1beta/models/{model}:streamGenerateContent",
     ),
     ("deepseek", "anthropic"): _ANTHROPIC,
     ("qwen", "anthropic"): _ANTHROPIC,
@@ -153,9 +148,10 @@ def cassette_text(suite: Suite, provider: Provider, cell: Cell, wire: str, shape
     """The exact text `synthesize` writes for a cell on a wire."""
     body = render(suite, provider, cell, wire, shape)
     offer = next(o for o in suite.wire_offers if (o.provider, o.wire) == (provider.key, wire))
+    request = wire_request(wire, suite.request_body(provider, cell))
     cassette = cassettes.build(
-        uri=offer.endpoint,
-        request_body=json.dumps(suite.request_body(provider, cell), ensure_ascii=False),
+        uri=offer.endpoint.replace("{model}", cell.model),
+        request_body=json.dumps(request, ensure_ascii=False),
         request_headers=cassettes.request_headers(),
         status=200,
         reason="OK",
@@ -174,6 +170,61 @@ def cassette_text(suite: Suite, provider: Provider, cell: Cell, wire: str, shape
     return cassettes.dump(cassette)
 
 
+#: The scenarios' `tool_choice: auto` in each wire's words (no scenario asks for another).
+_AUTO: dict[str, Any] = {
+    "responses": "auto",
+    "anthropic": {"type": "auto"},
+    "gemini": {"functionCallingConfig": {"mode": "AUTO"}},
+}
+
+
+def wire_request(wire: str, chat: Mapping[str, Any]) -> dict[str, Any]:
+    """The scenario's chat request in the wire's own words: the same system prompt, user turn,
+    tools and tool choice (chat-only options such as `stream_options` have no counterpart)."""
+    system = "\n".join(str(m["content"]) for m in chat["messages"] if m["role"] == "system")
+    turns = [m for m in chat["messages"] if m["role"] != "system"]
+    if any(m["role"] != "user" for m in turns):
+        raise SynthesisError(f"{wire}: only system and user messages are rendered as a request")
+    functions = [t["function"] for t in chat.get("tools") or []]
+    if chat.get("tool_choice", "auto") != "auto":
+        raise SynthesisError(f"{wire}: only tool_choice auto is rendered as a request")
+    choice = _AUTO[wire]
+    if wire == "responses":
+        tools = [{"type": "function", **f} for f in functions]
+        return {
+            "model": chat["model"],
+            "stream": True,
+            "instructions": system,
+            "input": turns,
+            "tools": tools,
+            "tool_choice": choice,
+        }
+    if wire == "anthropic":
+        tools = [
+            {
+                "name": f["name"],
+                "description": f.get("description", ""),
+                "input_schema": f["parameters"],
+            }
+            for f in functions
+        ]
+        return {
+            "model": chat["model"],
+            "max_tokens": 4096,
+            "stream": True,
+            "system": system,
+            "messages": turns,
+            "tools": tools,
+            "tool_choice": choice,
+        }
+    return {
+        "systemInstruction": {"parts": [{"text": system}]},
+        "contents": [{"role": "user", "parts": [{"text": m["content"]}]} for m in turns],
+        "tools": [{"functionDeclarations": functions}],
+        "toolConfig": choice,
+    }
+
+
 def render(suite: Suite, provider: Provider, cell: Cell, wire: str, shape: Shape) -> str:
     """The event stream `provider` would send for `cell` on `wire`."""
     recordings = {r.name: r for r in wire_recordings.discover(suite.cassettes) if r.wire == wire}
@@ -185,7 +236,7 @@ def render(suite: Suite, provider: Provider, cell: Cell, wire: str, shape: Shape
         [e for name in shape.follows for e in events(recordings[name].body())],
     )
     reply = suite.scenarios[cell.scenario].reply
-    request = suite.request_body(provider, cell)
+    request = wire_request(wire, suite.request_body(provider, cell))
     renderer = _RENDERERS.get(wire)
     if renderer is None:
         raise SynthesisError(f"{provider.key}@{wire}: no renderer for the {wire} wire")
