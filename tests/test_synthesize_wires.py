@@ -59,6 +59,17 @@ def test_every_offer_with_evidence_is_rendered() -> None:
     }
 
 
+def test_a_shape_for_every_offer_with_recordings_or_documentation() -> None:
+    """An offer only third parties report is not rendered; every other one of the providers is,
+    and no shape is declared for a wire its provider does not offer."""
+    evidenced = {
+        (o.provider, o.wire)
+        for o in SUITE.wire_offers
+        if o.provider in SUITE.providers and (o.recordings or o.documentation)
+    }
+    assert set(SHAPES) == evidenced
+
+
 @pytest.mark.parametrize(("provider", "cell", "wire", "shape", "text"), RENDERED, ids=RENDERED_IDS)
 def test_committed_wire_cassette_is_current(provider, cell, wire, shape, text) -> None:  # type: ignore[no-untyped-def]
     path = cassette_path(SUITE.cassettes, provider.key, wire, cell.scenario)
