@@ -11,14 +11,13 @@ output item) said, so one turn reads the same on every wire.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Hashable, Mapping
 from typing import Any, ClassVar
 
 from .._assembler import Assembler
 from .._errors import StreamError, ToolCallError, shown
 from .._events import Event, reasoning_delta, text_delta
-from .._json import Loads, Refused
+from .._json import Dumps, Loads, Refused
 
 
 class WireReader:
@@ -36,9 +35,10 @@ class WireReader:
     #: What the wire sends last, for the `done_absent` diagnostic; None for a wire without one.
     end_mark: ClassVar[str | None] = None
 
-    def __init__(self, assembler: Assembler, loads: Loads) -> None:
+    def __init__(self, assembler: Assembler, loads: Loads, dumps: Dumps) -> None:
         self.assembler = assembler
         self.loads = loads
+        self.dumps = dumps
         self.chunks = 0
         self.done = self.end_mark is None
         self.finish_reasons: list[str] = []
@@ -123,11 +123,24 @@ class WireReader:
         return self._received[number]
 
     def whole_arguments(self, number: int, value: object) -> None:
-        """Arguments that arrived as one JSON value (an object), as the text the core reads."""
+        """Arguments that arrived as one JSON value (an object), as the text the core reads.
+
+        An object is written as text once, and the call keeps the object too: the watcher and
+        the turn take it rather than parse the text back (`Assembler._feed_read`).
+        """
         if value is None:
             value = {}
-        text = value if type(value) is str else _compact(value, number)
-        self.fragment(number, text)
+        if type(value) is str:
+            self.fragment(number, value)
+            return
+        if type(value) is not dict:
+            raise StreamError(f"arguments must be a JSON object, got {shown(value)}", index=number)
+        try:
+            text = self.dumps(value)
+        except (ValueError, TypeError, RecursionError) as exc:
+            raise StreamError(f"arguments cannot be written as JSON: {exc}", index=number) from None
+        self._received[number] += len(text)
+        self.assembler._feed_read(number, text, value)
 
     def text(self, piece: object, *, reasoning: bool = False) -> None:
         """Keep a piece of text or reasoning (counted against the text limit) and report it."""
@@ -161,12 +174,3 @@ class WireReader:
         if self.extra_content is None:
             self.extra_content = {}
         self.extra_content.setdefault(provider, {}).setdefault(key, []).append(value)
-
-
-def _compact(value: object, number: int) -> str:
-    if not isinstance(value, dict):
-        raise StreamError(f"arguments must be a JSON object, got {shown(value)}", index=number)
-    try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    except (ValueError, TypeError, RecursionError) as exc:
-        raise StreamError(f"arguments cannot be written as JSON: {exc}", index=number) from None
