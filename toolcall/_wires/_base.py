@@ -51,8 +51,6 @@ class WireReader:
         self.events: list[Event] | None = None
         # The wire's key of each call (block index, item id) to its number in the turn.
         self._calls: dict[Hashable, int] = {}
-        # Argument characters each call received, by its number.
-        self._received: dict[int, int] = {}
 
     def read(self, payloads: list[str]) -> None:
         """Take the payloads of consecutive events (SSE `data`, or NDJSON lines)."""
@@ -104,7 +102,6 @@ class WireReader:
         # the call opened rather than used to find one: a repeated id starts no merge.
         self.assembler._give_id(number, call_id)
         self._calls[key] = number
-        self._received[number] = 0
         return number
 
     def call_number(self, key: Hashable) -> int | None:
@@ -115,12 +112,11 @@ class WireReader:
         if type(text) is not str:
             raise StreamError(f"arguments must be text, got {shown(text)}", index=number)
         if text:
-            self._received[number] += len(text)
-            self.assembler.feed({"index": number, "function": {"arguments": text}})
+            self.assembler._feed_fragment(number, text)
 
     def received(self, number: int) -> int:
         """How many argument characters call `number` has received."""
-        return self._received[number]
+        return self.assembler._by_wire_index[number].chars
 
     def whole_arguments(self, number: int, value: object) -> None:
         """Arguments that arrived as one JSON value (an object), as the text the core reads.
@@ -139,7 +135,6 @@ class WireReader:
             text = self.dumps(value)
         except (ValueError, TypeError, RecursionError) as exc:
             raise StreamError(f"arguments cannot be written as JSON: {exc}", index=number) from None
-        self._received[number] += len(text)
         self.assembler._feed_read(number, text, value)
 
     def text(self, piece: object, *, reasoning: bool = False) -> None:
