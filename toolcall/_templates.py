@@ -121,6 +121,21 @@ def learn(text: str, chunk: dict[str, Any]) -> FragmentTemplate | None:
             return None
         key, literal, kind = found
         wire_index, call_type = -1, None
+    split = split_at_literal(text, key, literal)
+    if split is None:
+        return None
+    prefix, suffix = split
+    tail = _varying_tail(suffix, chunk)
+    if tail is not None:
+        return FragmentTemplate(prefix, tail, True, wire_index, call_type, kind)
+    if "\\" in suffix:
+        return None
+    return FragmentTemplate(prefix, suffix, False, wire_index, call_type, kind)
+
+
+def split_at_literal(text: str, key: str, literal: str) -> tuple[str, str] | None:
+    """`text` before and after the string literal of member `key`, which decodes to `literal`,
+    if the text says so unambiguously: `key` once, and no backslash before the literal."""
     # With no backslash outside the literal, every key is written literally, so a single
     # `"key"` in the text can only be the key of the literal (checked once the split is known).
     quoted = f'"{key}"'
@@ -142,12 +157,7 @@ def learn(text: str, chunk: dict[str, Any]) -> FragmentTemplate | None:
     prefix, suffix = text[: start + 1], text[end:]
     if "\\" in prefix:
         return None
-    tail = _varying_tail(suffix, chunk)
-    if tail is not None:
-        return FragmentTemplate(prefix, tail, True, wire_index, call_type, kind)
-    if "\\" in suffix:
-        return None
-    return FragmentTemplate(prefix, suffix, False, wire_index, call_type, kind)
+    return prefix, suffix
 
 
 def _only_text(chunk: dict[str, Any]) -> tuple[str, str, int] | None:

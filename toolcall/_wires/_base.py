@@ -18,6 +18,7 @@ from .._assembler import Assembler
 from .._errors import StreamError, ToolCallError, shown
 from .._events import Event, reasoning_delta, text_delta
 from .._json import Dumps, Loads, Refused
+from .._templates import FragmentTemplate
 
 
 class WireReader:
@@ -49,6 +50,8 @@ class WireReader:
         self.reasoning: list[str] = []
         self.extra_content: dict[str, Any] | None = None
         self.events: list[Event] | None = None
+        # The envelope of the last event if it carried one arguments fragment (see `learn`).
+        self._template: FragmentTemplate | None = None
         # The wire's key of each call (block index, item id) to its number in the turn.
         self._calls: dict[Hashable, int] = {}
 
@@ -56,6 +59,12 @@ class WireReader:
         """Take the payloads of consecutive events (SSE `data`, or NDJSON lines)."""
         for text in payloads:
             self.chunks += 1
+            template = self._template
+            if template is not None:
+                fragment = template.match(text)
+                if fragment is not None:
+                    self.fragment(template.wire_index, fragment)
+                    continue
             try:
                 event = self.loads(text)
             except Refused as exc:
@@ -79,10 +88,22 @@ class WireReader:
                     f"{self.wire} event {self.chunks} does not have the {self.wire} shape: "
                     f"{type(exc).__name__}: {shown(exc)}"
                 ) from None
+            self._template = self.learn(text, event)
 
     def event(self, event: dict[str, Any]) -> None:
         """Read one decoded event."""
         raise NotImplementedError
+
+    def learn(self, text: str, event: dict[str, Any]) -> FragmentTemplate | None:
+        """The envelope of `event`, just read, if all it did was append one arguments fragment.
+
+        The next event is then first matched against it (`_templates`): the same text around
+        one string literal decodes to the same event with only the fragment changed, and, as
+        nothing else happened between the two, reading it would append that fragment to the
+        same call. Only the literal is decoded. Any other event is read in full and replaces
+        the template, so a template never outlives the state it was learned in.
+        """
+        return None
 
     def close(self) -> None:
         """End of body, before the turn is checked: hand over anything still held."""
