@@ -18,7 +18,7 @@ from .._assembler import Assembler
 from .._errors import StreamError, ToolCallError, shown
 from .._events import Event, reasoning_delta, text_delta
 from .._json import Dumps, Loads, Refused
-from .._templates import FragmentTemplate
+from .._templates import WireTemplate
 
 
 class WireReader:
@@ -51,7 +51,7 @@ class WireReader:
         self.extra_content: dict[str, Any] | None = None
         self.events: list[Event] | None = None
         # The envelope of the last event if it carried one arguments fragment (see `learn`).
-        self._template: FragmentTemplate | None = None
+        self._template: WireTemplate | None = None
         # The wire's key of each call (block index, item id) to its number in the turn.
         self._calls: dict[Hashable, int] = {}
 
@@ -94,7 +94,7 @@ class WireReader:
         """Read one decoded event."""
         raise NotImplementedError
 
-    def learn(self, text: str, event: dict[str, Any]) -> FragmentTemplate | None:
+    def learn(self, text: str, event: dict[str, Any]) -> WireTemplate | None:
         """The envelope of `event`, just read, if all it did was append one arguments fragment.
 
         The next event is then first matched against it (`_templates`): the same text around

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from .._chunks import _provider_error
 from .._errors import StreamError
-from .._templates import FragmentTemplate, split_at_literal
+from .._templates import WireTemplate, wire_template
 from ._base import WireReader
 
 
@@ -95,7 +95,7 @@ class AnthropicReader(WireReader):
         elif kind == "error":
             raise _provider_error(event.get("error") or event)
 
-    def learn(self, text: str, event: dict[str, Any]) -> FragmentTemplate | None:
+    def learn(self, text: str, event: dict[str, Any]) -> WireTemplate | None:
         if event.get("type") != "content_block_delta":
             return None
         delta = event["delta"]
@@ -103,10 +103,9 @@ class AnthropicReader(WireReader):
             return None
         literal = delta["partial_json"]
         number = self.call_number(("block", event.get("index")))
-        split = split_at_literal(text, "partial_json", literal) if literal else None
-        if number is None or split is None:
+        if number is None or not literal:
             return None
-        return FragmentTemplate(*split, False, number, None)
+        return wire_template(text, "partial_json", literal, {}, number)
 
     def _number(self, event: dict[str, Any]) -> int:
         number = self.call_number(("block", event.get("index")))
