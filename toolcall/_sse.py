@@ -106,19 +106,23 @@ class SSEDecoder:
         if self._at_boundary and data[-1:] == b"\n" and len(data) <= self._limit:
             end = len(data) - 2
             line = data.find(b"\n")
-            if line == end or (
-                line > 0 and data.startswith(b"event:") and data.find(b"\n", line + 1) == end
+            start = 0 if line == end else line + 1
+            if (
+                (start == 0 or (data.startswith(b"event:") and data.find(b"\n", start) == end))
+                and data.startswith(b"data: ", start)
+                and b"\r" not in data
             ):
+                # Cut at ASCII, the pieces are UTF-8 exactly when the whole is; only the payload
+                # is made text, rather than the whole slice and then a copy of most of it.
                 try:
-                    text = data.decode()
+                    data[:start].decode()
+                    payload = data[start + 6 : -2].decode()
                 except UnicodeDecodeError:
                     pass  # the general path reports it, with its offset
                 else:
-                    start = 0 if line == end else text.find("\n") + 1
-                    if text[start : start + 6] == "data: " and "\r" not in text:
-                        self._offset += len(data)
-                        self._started = True
-                        return [text[start + 6 : -2]]
+                    self._offset += len(data)
+                    self._started = True
+                    return [payload]
         self._at_boundary = False
         out = self._feed(data)
         self._at_boundary = not self._buf and self.error is None and data[-2:] == b"\n\n"
