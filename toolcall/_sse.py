@@ -109,13 +109,14 @@ class SSEDecoder:
             start = 0 if line == end else line + 1
             if (
                 (start == 0 or (data.startswith(b"event:") and data.find(b"\n", start) == end))
+                and data.find(b"\r") < 0
                 and data.startswith(b"data: ", start)
-                and b"\r" not in data
             ):
                 # Cut at ASCII, the pieces are UTF-8 exactly when the whole is; only the payload
                 # is made text, rather than the whole slice and then a copy of most of it.
                 try:
-                    data[:start].decode()
+                    if start:
+                        data[:start].decode()
                     payload = data[start + 6 : -2].decode()
                 except UnicodeDecodeError:
                     pass  # the general path reports it, with its offset
