@@ -349,7 +349,10 @@ def test_arbitrary_delta_dicts_raise_only_library_errors(deltas: list[dict[str, 
             continue
         assert isinstance(routed, int)
         assert routed >= 0
-    calls = assembler.complete()
+    try:
+        calls = assembler.complete()
+    except ToolCallError:  # a call's type or name after its arguments closed: a typed error
+        calls = []
     assert [c.index for c in calls] == sorted(c.index for c in calls)
     assert all(c.function.name and c.type and isinstance(c.type, str) for c in calls)
     assert len(calls) <= assembler.pending()

@@ -363,12 +363,31 @@ def test_payloads_round_trip_with_any_terminators(data: st.DataObject, payloads:
 
 
 # A socket hands over one event at a time, and then a slice that is exactly one `data: ` line
-# and its blank line skips the general path: whatever precedes or fills it, the answer is the same.
+# and its blank line, or an `event:` line and then one, skips the general path: whatever
+# precedes or fills it, the answer is the same.
 whole_events = st.lists(
     st.one_of(
         st.text(max_size=12).map(lambda text: b"data: " + text.encode() + b"\n\n"),
+        st.tuples(st.text(max_size=6), st.text(max_size=12)).map(
+            lambda pair: b"event: " + pair[0].encode() + b"\ndata: " + pair[1].encode() + b"\n\n"
+        ),
         st.sampled_from(FRAGMENTS),
-        st.sampled_from([b"data: \xff\n\n", b"data: a\rb\n\n", b"\xef\xbb\xbfdata: x\n\n"]),
+        st.sampled_from(
+            [
+                b"data: \xff\n\n",
+                b"data: a\rb\n\n",
+                b"\xef\xbb\xbfdata: x\n\n",
+                b"event:x\ndata: y\n\n",
+                b"event: a\rdata: b\n\n",
+                b"event: \xff\ndata: x\n\n",
+                b"event: \xe4\xb8\x8a\ndata: z\n\n",
+                b"event: e\ndata:x\n\n",
+                b"event: e\nid: 1\n\n",
+                b"event: e\n\n",
+                b"event: e\ndata: a\ndata: b\n\n",
+                b"\xef\xbb\xbfevent: e\ndata: x\n\n",
+            ]
+        ),
     ),
     max_size=30,
 )
@@ -381,3 +400,19 @@ def test_one_event_per_feed_gives_the_same_result(pieces: list[bytes]) -> None:
     by_event = [piece for piece in re.split(b"(?<=\n\n)", body) if piece]
     assert outcome(pieces) == reference_outcome(body)
     assert outcome(by_event) == reference_outcome(body)
+
+
+@pytest.mark.parametrize(
+    "event", [b'data: {"a": 1}\n\n', b'event: response.created\ndata: {"a": 1}\n\n']
+)
+def test_an_event_in_a_slice_of_its_own_skips_the_general_path(
+    event: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    decoder = SSEDecoder()
+
+    def general(self: SSEDecoder, data: bytes) -> list[str]:
+        raise AssertionError("the general path read a slice of one event")
+
+    monkeypatch.setattr(SSEDecoder, "_feed", general)
+    assert decoder.feed(event) == ['{"a": 1}']
+    assert decoder.feed(event) == ['{"a": 1}']

@@ -61,6 +61,7 @@ class _Call:
         "name_chars",
         "name_parts",
         "parts",
+        "read",
         "resend_at",
         "type",
     )
@@ -86,6 +87,8 @@ class _Call:
         # characters of them there were then: `complete()` checks it was not after they closed.
         self.late = ""
         self.late_at = 0
+        # Arguments that arrived as an object already decoded: the text written from it, and it.
+        self.read: tuple[str, dict[str, Any]] | None = None
 
     def text(self) -> str:
         """The arguments so far, joined once and kept joined until the next fragment."""
@@ -263,6 +266,20 @@ class Assembler:
         if arguments:
             self._append(call, arguments)
         return call.index
+
+    def _feed_read(self, wire_index: int, text: str, value: dict[str, Any]) -> None:
+        """Append `text`, arguments written from `value`, an object a wire sent decoded, to call
+        `wire_index`, and keep `value`: while the call's text is `text` alone, the watcher and
+        the turn take it instead of parsing `text` back (`_read_arguments`). The text is kept
+        and counted as any fragment is, so limits, events and the call's text are unchanged.
+        """
+        call = self._by_wire_index[wire_index]
+        call.read = (text, value)
+        self._append(call, text)
+
+    def _read_arguments(self) -> dict[int, tuple[str, dict[str, Any]]]:
+        """By call index, the text and object of each call whose arguments arrived decoded."""
+        return {call.index: call.read for call in self._calls if call.read is not None}
 
     def _give_id(self, wire_index: int, call_id: object) -> None:
         """Give call `wire_index` its id where the wire, not the id, says which call it is.

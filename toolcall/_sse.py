@@ -94,29 +94,36 @@ class SSEDecoder:
         """Take the next slice of the body; return the payloads of the events it completes.
 
         A live socket hands over one event at a time, most often exactly one `data: ` line and
-        its blank line; that slice is answered directly, for it is what the general path would
-        make of it (nothing held before it, no other line in it, within the size limit), and
-        the general path costs more than the JSON inside it.
+        its blank line, or (Responses, Anthropic) an `event: ` line and then that; such a slice
+        is answered directly, for it is what the general path would make of it (nothing held
+        before it, no other line in it, an event name this decoder does not keep, within the
+        size limit), and the general path costs more than the JSON inside it.
         """
         if self.error is not None:
             raise self.error
-        # Bytes' `in` and `count` cost several times str's, so the one scan over bytes is a find
-        # that stops at the first line end (early in a larger slice), and the rest is on text.
-        if (
-            self._at_boundary
-            and data.find(b"\n") == len(data) - 2
-            and data[-1] == 10
-            and len(data) <= self._limit
-        ):
-            try:
-                text = data.decode()
-            except UnicodeDecodeError:
-                pass  # the general path reports it, with its offset
-            else:
-                if text[:6] == "data: " and "\r" not in text:
+        # Bytes' `in` and `count` cost several times str's, so the scans over bytes are finds
+        # that stop at the first line ends (early in a larger slice), and the rest is on text.
+        if self._at_boundary and data[-1:] == b"\n" and len(data) <= self._limit:
+            end = len(data) - 2
+            line = data.find(b"\n")
+            start = 0 if line == end else line + 1
+            if (
+                (start == 0 or (data.startswith(b"event:") and data.find(b"\n", start) == end))
+                and data.find(b"\r") < 0
+                and data.startswith(b"data: ", start)
+            ):
+                # Cut at ASCII, the pieces are UTF-8 exactly when the whole is; only the payload
+                # is made text, rather than the whole slice and then a copy of most of it.
+                try:
+                    if start:
+                        data[:start].decode()
+                    payload = data[start + 6 : -2].decode()
+                except UnicodeDecodeError:
+                    pass  # the general path reports it, with its offset
+                else:
                     self._offset += len(data)
                     self._started = True
-                    return [text[6:-2]]
+                    return [payload]
         self._at_boundary = False
         out = self._feed(data)
         self._at_boundary = not self._buf and self.error is None and data[-2:] == b"\n\n"

@@ -24,7 +24,7 @@ from ._chunks import ChunkReader
 from ._diagnostics import Diagnostic
 from ._errors import StreamError, ToolCallError, TruncatedError, UsageError, shown
 from ._events import Event, TurnDone
-from ._json import backend
+from ._json import backend, writer
 from ._ndjson import NDJSONDecoder
 from ._sse import DEFAULT_MAX_EVENT_CHARS, SSEDecoder
 from ._types import ToolCall
@@ -135,6 +135,7 @@ class TurnBuilder:
             max_text_chars=max_text_chars,
         )
         self._loads = backend(json_backend)
+        self._json_backend = json_backend
         self._events: list[Event] | None = [] if events else None
         self._watcher: CallWatcher | None = None
         if self._events is not None:
@@ -232,7 +233,7 @@ class TurnBuilder:
         if wire == "chat":
             reader = ChunkReader(self._assembler, self._loads, templates=self._templates)
         else:
-            reader = READERS[wire](self._assembler, self._loads)
+            reader = READERS[wire](self._assembler, self._loads, writer(self._json_backend))
         reader.events = self._events
         return reader
 
@@ -332,8 +333,10 @@ class TurnBuilder:
         elif finish_reason in reader.cut:
             truncated = f"finish_reason is {finish_reason!r} ({reader.cut[finish_reason]})"
         watcher = self._watcher
+        read = assembler._read_arguments()
         arguments = tuple(
             (watcher is not None and not truncated and watcher.parsed(call))
+            or _read_value(read, call)
             or parse_arguments(call, truncated=truncated)
             for call in calls
         )
@@ -536,6 +539,18 @@ def _as_bytes(data: object, what: str) -> bytes:
         except ValueError as exc:  # a released view
             raise UsageError(f"{what}: {exc}") from None
     raise UsageError(f"{what}, not {type(data).__name__}")
+
+
+def _read_value(
+    read: dict[int, tuple[str, dict[str, Any]]], call: ToolCall
+) -> dict[str, Any] | None:
+    """The object call's arguments arrived as, if its text is still the text written from it:
+    validation would parse that text back to an equal object (a decoded object holds nothing
+    the library's reading refuses), so it is not parsed again."""
+    held = read.get(call.index)
+    if held is None or held[0] is not call.function.arguments:
+        return None
+    return held[1]
 
 
 def _context(call: ToolCall | None) -> dict[str, Any]:

@@ -22,7 +22,8 @@ full decoding, on both backends.
 from __future__ import annotations
 
 import json.decoder
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ._json import holds_surrogate
@@ -121,6 +122,21 @@ def learn(text: str, chunk: dict[str, Any]) -> FragmentTemplate | None:
             return None
         key, literal, kind = found
         wire_index, call_type = -1, None
+    split = split_at_literal(text, key, literal)
+    if split is None:
+        return None
+    prefix, suffix = split
+    tail = _varying_tail(suffix, chunk)
+    if tail is not None:
+        return FragmentTemplate(prefix, tail, True, wire_index, call_type, kind)
+    if "\\" in suffix:
+        return None
+    return FragmentTemplate(prefix, suffix, False, wire_index, call_type, kind)
+
+
+def split_at_literal(text: str, key: str, literal: str) -> tuple[str, str] | None:
+    """`text` before and after the string literal of member `key`, which decodes to `literal`,
+    if the text says so unambiguously: `key` once, and no backslash before the literal."""
     # With no backslash outside the literal, every key is written literally, so a single
     # `"key"` in the text can only be the key of the literal (checked once the split is known).
     quoted = f'"{key}"'
@@ -142,12 +158,7 @@ def learn(text: str, chunk: dict[str, Any]) -> FragmentTemplate | None:
     prefix, suffix = text[: start + 1], text[end:]
     if "\\" in prefix:
         return None
-    tail = _varying_tail(suffix, chunk)
-    if tail is not None:
-        return FragmentTemplate(prefix, tail, True, wire_index, call_type, kind)
-    if "\\" in suffix:
-        return None
-    return FragmentTemplate(prefix, suffix, False, wire_index, call_type, kind)
+    return prefix, suffix
 
 
 def _only_text(chunk: dict[str, Any]) -> tuple[str, str, int] | None:
@@ -228,3 +239,98 @@ def _varying_tail(suffix: str, chunk: dict[str, Any]) -> str | None:
     if found != value or end != len(suffix) - 1 or suffix[-1] != "}":
         return None
     return suffix[:opening]
+
+
+#: Kinds of member the wire readers let vary between events: members they never read.
+STRING_HOLE, INTEGER_HOLE = 0, 1
+#: An integer both backends read alike: short of 19 digits (see `_json._integer`).
+_SHORT_INTEGER = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")
+
+
+class WireTemplate:
+    """The envelope of one event of another wire that carried one arguments fragment.
+
+    As `FragmentTemplate`, with holes after the literal instead of one varying tail: members
+    the reader never reads whose values change with every event (Responses' `obfuscation`
+    string and `sequence_number`), wherever the wire puts them after the fragment. A hole
+    holds a string literal or a short integer, which both backends read without refusing.
+    """
+
+    __slots__ = ("pieces", "prefix", "start", "wire_index")
+
+    def __init__(self, prefix: str, pieces: list[tuple[str, int | None]], wire_index: int) -> None:
+        self.prefix = prefix
+        self.start = len(prefix)
+        #: After the literal: fixed text, then the hole that follows it (None after the last).
+        self.pieces = pieces
+        self.wire_index = wire_index
+
+    def match(self, text: str) -> str | None:
+        """The fragment `text` carries if it has this envelope, else None."""
+        if not text.startswith(self.prefix):
+            return None
+        start = self.start
+        try:
+            fragment, at = scanstring(text, start)
+        except ValueError:
+            return None
+        if at - start - 1 != len(fragment) and holds_surrogate(fragment):
+            return None  # full decoding refuses it, with the message both backends give
+        for fixed, hole in self.pieces:
+            if not text.startswith(fixed, at):
+                return None
+            at += len(fixed)
+            if hole == STRING_HOLE:
+                try:
+                    ignored, end = scanstring(text, at)
+                except ValueError:
+                    return None
+                if end - at - 1 != len(ignored) and holds_surrogate(ignored):
+                    return None
+                at = end
+            elif hole == INTEGER_HOLE:
+                found = _SHORT_INTEGER.match(text, at)
+                if found is None:
+                    return None
+                at = found.end()
+        return fragment if at == len(text) else None
+
+
+def wire_template(
+    text: str, key: str, literal: str, holes: Mapping[str, int], wire_index: int
+) -> WireTemplate | None:
+    """A template from an event's `text` whose member `key` is the fragment `literal`; the
+    members named in `holes` (with their kind), when they follow it once each, may vary."""
+    split = split_at_literal(text, key, literal)
+    if split is None:
+        return None
+    prefix, suffix = split
+    # With no backslash in the fixed text, a `"name":` found there is a key: a quote inside a
+    # string literal is escaped, and so then is the one after the name.
+    spots = []
+    for name, kind in holes.items():
+        opening = f'"{name}":"' if kind == STRING_HOLE else f'"{name}":'
+        where = suffix.find(opening)
+        if where >= 0 and suffix.find(opening, where + 1) < 0:
+            spots.append((where + len(opening), kind))
+    pieces: list[tuple[str, int | None]] = []
+    at = 0
+    for begin, kind in sorted(spots):
+        if begin < at:
+            return None
+        if kind == STRING_HOLE:
+            try:
+                end = scanstring(suffix, begin)[1]
+            except ValueError:
+                return None
+        else:
+            found = _SHORT_INTEGER.match(suffix, begin)
+            if found is None:
+                return None
+            end = found.end()
+        pieces.append((suffix[at:begin], kind))
+        at = end
+    pieces.append((suffix[at:], None))
+    if any("\\" in fixed for fixed, _ in pieces):
+        return None
+    return WireTemplate(prefix, pieces, wire_index)

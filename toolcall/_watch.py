@@ -57,7 +57,9 @@ class CallWatcher:
             if fragment[-1] == "}" and call.chars == len(fragment) and call.name_parts:
                 # A whole call in one chunk (Grok, Gemini, GLM): parsing it settles whether it
                 # closed, and the parse is needed anyway, so it is not scanned first.
-                parsed = _object_or_none(fragment)
+                read = call.read
+                parsed = read[1] if read is not None and read[0] is fragment else None
+                parsed = parsed if parsed is not None else _object_or_none(fragment)
                 if parsed is not None:
                     closer.closed = True
                     self._delta(call, fragment)

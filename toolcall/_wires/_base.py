@@ -11,14 +11,14 @@ output item) said, so one turn reads the same on every wire.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Hashable, Mapping
 from typing import Any, ClassVar
 
 from .._assembler import Assembler
 from .._errors import StreamError, ToolCallError, shown
 from .._events import Event, reasoning_delta, text_delta
-from .._json import Loads, Refused
+from .._json import Dumps, Loads, Refused
+from .._templates import WireTemplate
 
 
 class WireReader:
@@ -36,9 +36,10 @@ class WireReader:
     #: What the wire sends last, for the `done_absent` diagnostic; None for a wire without one.
     end_mark: ClassVar[str | None] = None
 
-    def __init__(self, assembler: Assembler, loads: Loads) -> None:
+    def __init__(self, assembler: Assembler, loads: Loads, dumps: Dumps) -> None:
         self.assembler = assembler
         self.loads = loads
+        self.dumps = dumps
         self.chunks = 0
         self.done = self.end_mark is None
         self.finish_reasons: list[str] = []
@@ -49,15 +50,21 @@ class WireReader:
         self.reasoning: list[str] = []
         self.extra_content: dict[str, Any] | None = None
         self.events: list[Event] | None = None
+        # The envelope of the last event if it carried one arguments fragment (see `learn`).
+        self._template: WireTemplate | None = None
         # The wire's key of each call (block index, item id) to its number in the turn.
         self._calls: dict[Hashable, int] = {}
-        # Argument characters each call received, by its number.
-        self._received: dict[int, int] = {}
 
     def read(self, payloads: list[str]) -> None:
         """Take the payloads of consecutive events (SSE `data`, or NDJSON lines)."""
         for text in payloads:
             self.chunks += 1
+            template = self._template
+            if template is not None:
+                fragment = template.match(text)
+                if fragment is not None:
+                    self.fragment(template.wire_index, fragment)
+                    continue
             try:
                 event = self.loads(text)
             except Refused as exc:
@@ -81,10 +88,22 @@ class WireReader:
                     f"{self.wire} event {self.chunks} does not have the {self.wire} shape: "
                     f"{type(exc).__name__}: {shown(exc)}"
                 ) from None
+            self._template = self.learn(text, event)
 
     def event(self, event: dict[str, Any]) -> None:
         """Read one decoded event."""
         raise NotImplementedError
+
+    def learn(self, text: str, event: dict[str, Any]) -> WireTemplate | None:
+        """The envelope of `event`, just read, if all it did was append one arguments fragment.
+
+        The next event is then first matched against it (`_templates`): the same text around
+        one string literal decodes to the same event with only the fragment changed, and, as
+        nothing else happened between the two, reading it would append that fragment to the
+        same call. Only the literal is decoded. Any other event is read in full and replaces
+        the template, so a template never outlives the state it was learned in.
+        """
+        return None
 
     def close(self) -> None:
         """End of body, before the turn is checked: hand over anything still held."""
@@ -104,7 +123,6 @@ class WireReader:
         # the call opened rather than used to find one: a repeated id starts no merge.
         self.assembler._give_id(number, call_id)
         self._calls[key] = number
-        self._received[number] = 0
         return number
 
     def call_number(self, key: Hashable) -> int | None:
@@ -115,19 +133,30 @@ class WireReader:
         if type(text) is not str:
             raise StreamError(f"arguments must be text, got {shown(text)}", index=number)
         if text:
-            self._received[number] += len(text)
-            self.assembler.feed({"index": number, "function": {"arguments": text}})
+            self.assembler._feed_fragment(number, text)
 
     def received(self, number: int) -> int:
         """How many argument characters call `number` has received."""
-        return self._received[number]
+        return self.assembler._by_wire_index[number].chars
 
     def whole_arguments(self, number: int, value: object) -> None:
-        """Arguments that arrived as one JSON value (an object), as the text the core reads."""
+        """Arguments that arrived as one JSON value (an object), as the text the core reads.
+
+        An object is written as text once, and the call keeps the object too: the watcher and
+        the turn take it rather than parse the text back (`Assembler._feed_read`).
+        """
         if value is None:
             value = {}
-        text = value if type(value) is str else _compact(value, number)
-        self.fragment(number, text)
+        if type(value) is str:
+            self.fragment(number, value)
+            return
+        if type(value) is not dict:
+            raise StreamError(f"arguments must be a JSON object, got {shown(value)}", index=number)
+        try:
+            text = self.dumps(value)
+        except (ValueError, TypeError, RecursionError) as exc:
+            raise StreamError(f"arguments cannot be written as JSON: {exc}", index=number) from None
+        self.assembler._feed_read(number, text, value)
 
     def text(self, piece: object, *, reasoning: bool = False) -> None:
         """Keep a piece of text or reasoning (counted against the text limit) and report it."""
@@ -161,12 +190,3 @@ class WireReader:
         if self.extra_content is None:
             self.extra_content = {}
         self.extra_content.setdefault(provider, {}).setdefault(key, []).append(value)
-
-
-def _compact(value: object, number: int) -> str:
-    if not isinstance(value, dict):
-        raise StreamError(f"arguments must be a JSON object, got {shown(value)}", index=number)
-    try:
-        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    except (ValueError, TypeError, RecursionError) as exc:
-        raise StreamError(f"arguments cannot be written as JSON: {exc}", index=number) from None

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 
 from .._chunks import _provider_error
 from .._errors import StreamError
+from .._templates import WireTemplate, wire_template
 from ._base import WireReader
 
 
@@ -93,6 +94,18 @@ class AnthropicReader(WireReader):
             self.done = True
         elif kind == "error":
             raise _provider_error(event.get("error") or event)
+
+    def learn(self, text: str, event: dict[str, Any]) -> WireTemplate | None:
+        if event.get("type") != "content_block_delta":
+            return None
+        delta = event["delta"]
+        if delta.get("type") != "input_json_delta" or event.get("index") in self._server_blocks:
+            return None
+        literal = delta["partial_json"]
+        number = self.call_number(("block", event.get("index")))
+        if number is None or not literal:
+            return None
+        return wire_template(text, "partial_json", literal, {}, number)
 
     def _number(self, event: dict[str, Any]) -> int:
         number = self.call_number(("block", event.get("index")))

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 from .._chunks import _provider_error
 from .._errors import StreamError
+from .._templates import INTEGER_HOLE, STRING_HOLE, WireTemplate, wire_template
 from ._base import WireReader
 
 _TEXT = {
@@ -27,6 +28,8 @@ _TEXT = {
     "response.reasoning_text.delta": True,
     "response.reasoning_summary_text.delta": True,
 }
+#: Members of an arguments delta this reader never reads, which change with every event.
+_UNREAD = {"obfuscation": STRING_HOLE, "sequence_number": INTEGER_HOLE}
 _TEXT_DONE = {
     "response.output_text.done": False,
     "response.reasoning_text.done": True,
@@ -90,6 +93,11 @@ class ResponsesReader(WireReader):
             raise _provider_error(response.get("error") or event)
         elif kind == "error":
             raise _provider_error(event.get("error") or event)
+
+    def learn(self, text: str, event: dict[str, Any]) -> WireTemplate | None:
+        if event.get("type") != "response.function_call_arguments.delta" or not event["delta"]:
+            return None
+        return wire_template(text, "delta", event["delta"], _UNREAD, self._number(event))
 
     def _open(self, event: dict[str, Any], item: dict[str, Any]) -> int:
         item_id = item.get("id")

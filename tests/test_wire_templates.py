@@ -1,0 +1,204 @@
+"""An Anthropic arguments event that repeats the envelope of the one before is read by its string
+literal alone (`WireReader.learn`), and that reading gives what decoding it in full gives: the
+same turn, events and errors, on any split and both backends.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.outcomes import BACKENDS, outcome
+from toolcall import TurnBuilder, TurnDone
+from toolcall._wires.anthropic import AnthropicReader
+
+
+def start(index: int, kind: str = "tool_use") -> str:
+    block = {"type": kind, "id": f"toolu_{index}", "name": "f", "input": {}}
+    return json.dumps({"type": "content_block_start", "index": index, "content_block": block})
+
+
+def delta(index: int, literal: str) -> str:
+    """An `input_json_delta` event whose `partial_json` is `literal`, a JSON string literal as
+    written (escapes and all)."""
+    return (
+        f'{{"type":"content_block_delta","index":{index},'
+        f'"delta":{{"type":"input_json_delta","partial_json":{literal}}}}}'
+    )
+
+
+def body(payloads: list[str]) -> bytes:
+    head = json.dumps({"type": "message_start", "message": {"usage": {"input_tokens": 1}}})
+    tail = [
+        json.dumps({"type": "message_delta", "delta": {"stop_reason": "tool_use"}}),
+        json.dumps({"type": "message_stop"}),
+    ]
+    # The reader does not read event names; invalid payloads need one all the same.
+    return "".join(f"event: e\ndata: {p}\n\n" for p in [head, *payloads, *tail]).encode()
+
+
+def pieces(text: str) -> list[str]:
+    return [json.dumps(text[i : i + 3]) for i in range(0, len(text), 3)]
+
+
+def test_repeated_envelopes_are_decoded_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    arguments = '{"city": "Zürich", "note": "a \\"quoted\\" word"}'
+    payloads = [start(1), *(delta(1, p) for p in pieces(arguments))]
+    builder = TurnBuilder(wire="anthropic", events=False)
+    reader = builder._reader
+    assert isinstance(reader, AnthropicReader)
+    decoded: list[str] = []
+    loads = reader.loads
+
+    def counting(text: str) -> Any:
+        decoded.append(text)
+        return loads(text)
+
+    reader.loads = counting
+    builder.feed(body(payloads))
+    done = builder.finish()[-1]
+    assert isinstance(done, TurnDone)
+    turn = done.turn
+    assert turn.arguments == (json.loads(arguments),)
+    # message_start, content_block_start, the first delta, message_delta, message_stop.
+    assert len(decoded) == 5
+
+
+LITERALS = st.one_of(
+    st.text(max_size=5).map(json.dumps),
+    st.text(max_size=5).map(lambda t: json.dumps(t, ensure_ascii=False)),
+    st.sampled_from(['"\\ud800"', '"\\udc00x"', '"\\ud83d\\ude00"', '"a\tb"', '"\\u0041"', '""']),
+    st.sampled_from(['"x" ', '"x\\"', "1", "null", '"\\q"', '"\x00"']),
+)
+EVENTS = st.lists(
+    st.one_of(
+        st.tuples(st.sampled_from([1, 2, 3]), LITERALS).map(lambda pair: delta(*pair)),
+        st.sampled_from(
+            [
+                start(2),
+                start(3, "server_tool_use"),
+                json.dumps({"type": "content_block_stop", "index": 1}),
+                json.dumps({"type": "ping"}),
+                '{"type":"content_block_delta", "index":1,'
+                '"delta":{"type":"input_json_delta","partial_json":"y"}}',
+            ]
+        ),
+    ),
+    max_size=25,
+)
+
+
+def full(self: AnthropicReader, text: str, event: dict[str, Any]) -> None:
+    return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(EVENTS, st.sampled_from(BACKENDS), st.booleans(), st.data())
+def test_reading_the_literal_alone_gives_what_full_decoding_gives(
+    events: list[str], backend: str, with_events: bool, data: st.DataObject
+) -> None:
+    raw = body([start(1), *events])
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(raw)), max_size=4)))
+    split = [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)], strict=True)]
+    fast = outcome(split, backend=backend, events=with_events, wire="anthropic")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(AnthropicReader, "learn", full)
+        reference = outcome(raw, backend=backend, events=with_events, wire="anthropic")
+    assert fast == reference
+
+
+# -- Responses: `obfuscation` and `sequence_number` vary from event to event ------------------
+
+
+def responses_body(payloads: list[str]) -> bytes:
+    item = {"id": "fc_1", "type": "function_call", "call_id": "call_1", "name": "f"}
+    head = [
+        json.dumps({"type": "response.created", "response": {}}),
+        json.dumps({"type": "response.output_item.added", "output_index": 0, "item": item}),
+    ]
+    tail = json.dumps({"type": "response.completed", "response": {"usage": {"total_tokens": 3}}})
+    return "".join(f"event: e\ndata: {p}\n\n" for p in [*head, *payloads, tail]).encode()
+
+
+def responses_delta(literal: str, obfuscation: str, number: str, item: str = "fc_1") -> str:
+    return (
+        f'{{"type":"response.function_call_arguments.delta","delta":{literal},'
+        f'"item_id":"{item}","obfuscation":{obfuscation},"output_index":0,'
+        f'"sequence_number":{number}}}'
+    )
+
+
+def test_responses_deltas_differing_in_unread_members_are_decoded_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    arguments = '{"city": "Zürich"}'
+    payloads = [
+        responses_delta(p, json.dumps("x" * (n % 5)), str(n + 2))
+        for n, p in enumerate(pieces(arguments))
+    ]
+    builder = TurnBuilder(wire="responses", events=False)
+    reader = builder._reader
+    assert reader is not None and not isinstance(reader, AnthropicReader)
+    decoded: list[str] = []
+    loads = reader.loads
+
+    def counting(text: str) -> Any:
+        decoded.append(text)
+        return loads(text)
+
+    monkeypatch.setattr(reader, "loads", counting)
+    builder.feed(responses_body(payloads))
+    done = builder.finish()[-1]
+    assert isinstance(done, TurnDone)
+    assert done.turn.arguments == (json.loads(arguments),)
+    # response.created, output_item.added, the first delta, response.completed.
+    assert len(decoded) == 4
+
+
+NUMBERS = st.one_of(
+    st.integers(-(2**70), 2**70).map(str),
+    st.sampled_from(["1.5", "01", "-0", "1e3", "9" * 400, '"7"', "null"]),
+)
+RESPONSES_EVENTS = st.lists(
+    st.one_of(
+        st.tuples(LITERALS, LITERALS, NUMBERS).map(lambda t: responses_delta(*t)),
+        st.tuples(LITERALS, LITERALS, NUMBERS).map(lambda t: responses_delta(*t, item="fc_2")),
+        st.sampled_from(
+            [
+                '{"type":"response.function_call_arguments.delta","delta":"z","item_id":"fc_1",'
+                '"obfuscation":"a","obfuscation":"b","output_index":0,"sequence_number":1}',
+                '{"type":"response.function_call_arguments.delta","delta":"z","item_id":"fc_1",'
+                '"output_index":0,"sequence_number":1,"obfuscation":"\\"sequence_number\\":2"}',
+                '{"sequence_number":1,"type":"response.function_call_arguments.delta",'
+                '"delta":"z","output_index":0}',
+                json.dumps({"type": "response.output_text.delta", "delta": "t", "item_id": "m"}),
+            ]
+        ),
+    ),
+    max_size=25,
+)
+
+
+def unread(self: object, text: str, event: dict[str, Any]) -> None:
+    return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(RESPONSES_EVENTS, st.sampled_from(BACKENDS), st.booleans(), st.data())
+def test_responses_reading_the_literal_alone_gives_what_full_decoding_gives(
+    events: list[str], backend: str, with_events: bool, data: st.DataObject
+) -> None:
+    from toolcall._wires.responses import ResponsesReader
+
+    raw = responses_body(events)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(raw)), max_size=4)))
+    split = [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)], strict=True)]
+    fast = outcome(split, backend=backend, events=with_events, wire="responses")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ResponsesReader, "learn", unread)
+        reference = outcome(raw, backend=backend, events=with_events, wire="responses")
+    assert fast == reference
