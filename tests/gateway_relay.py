@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,6 +20,8 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
+
+from toolcall.harness import background
 
 
 @dataclass(frozen=True)
@@ -126,12 +127,5 @@ class _Relay(ThreadingHTTPServer):
 @contextmanager
 def relaying(upstream: str, rewrites: Rewrites = Rewrites()) -> Iterator[str]:
     """A relay to `upstream` (scheme, host and port; the path is the client's), as its URL."""
-    relay = _Relay(upstream, rewrites)
-    thread = threading.Thread(target=relay.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with background.running(_Relay(upstream, rewrites)) as relay:
         yield f"http://127.0.0.1:{relay.server_address[1]}"
-    finally:
-        relay.shutdown()
-        relay.server_close()
-        thread.join(timeout=5)

@@ -7,7 +7,6 @@ README's examples read a stream, with and without the status passed to the libra
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 
 import toolcall
 from toolcall import ProviderError, StreamError, UsageError
+from toolcall.harness import background
 
 ROOT = Path(__file__).resolve().parent.parent
 RATE_LIMIT = b'{"error": {"message": "simulated rate limit", "type": "rate_limit_exceeded"}}'
@@ -72,14 +72,8 @@ def base_url() -> Iterator[str]:
     """A server on 127.0.0.1 for this module's tests, stopped when they end."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     server.timeout = 5
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with background.running(server):
         yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 def post(url: str, *, status: bool) -> toolcall.Turn:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from toolcall.harness import background
 from toolcall.harness.wire_recordings import discover
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,14 +50,8 @@ def serving() -> Iterator[str]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.timeout = 10
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with background.running(server):
         yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(10)
 
 
 def test_the_readme_assembles_a_responses_and_an_anthropic_stream_in_the_same_lines() -> None:

@@ -7,7 +7,6 @@ headers, and can misbehave (error statuses, a stream cut off, a changed wire sha
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ import pytest
 import yaml
 
 from tests import stream_edit
-from toolcall.harness import accept, cassettes, cli, secrets
+from toolcall.harness import accept, background, cassettes, cli, secrets
 from toolcall.harness.checks import check_cell
 from toolcall.harness.profiles import load_suite
 from toolcall.harness.record import RecordError, RecordOptions, record_cell
@@ -105,13 +104,8 @@ def fake_provider() -> Iterator[tuple[str, Behaviour]]:
     server = _Server(("127.0.0.1", 0), _Handler)
     server.daemon_threads = True
     server.behaviour = Behaviour()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with background.running(server):
         yield f"http://127.0.0.1:{server.server_address[1]}/v1", server.behaviour
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def _body_of(root: Path, provider: str, scenario: str) -> bytes:
@@ -415,7 +409,7 @@ def test_a_dummy_key_that_is_a_word_never_alters_the_cassette(
     assert json.loads(interaction["request"]["body"]) == suite.request_body(provider, cell)
     assert cassettes.response_body(cassettes.load(recorded.path)) == behaviour.body
     hits = secrets.scan(
-        [suite_copy / "cassettes"], secrets.key_values([provider.key_env], {provider.key_env: key})
+        [recorded.path], secrets.key_values([provider.key_env], {provider.key_env: key})
     )
     assert hits == []
 

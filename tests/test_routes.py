@@ -10,7 +10,6 @@ file's comments, and leave providers.yaml byte for byte as it was.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -21,7 +20,7 @@ import httpx
 import pytest
 from jsonschema import Draft202012Validator
 
-from toolcall.harness import accept, cli, report, serve
+from toolcall.harness import accept, background, cli, report, serve
 from toolcall.harness.checks import check_cell, check_recording, check_route_cell
 from toolcall.harness.profiles import ProfileError, format_schema, load_routes, load_suite
 from toolcall.harness.published import discover
@@ -87,14 +86,8 @@ def relay(upstream: str) -> Iterator[tuple[str, list[dict[str, Any]]]]:
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.timeout = 5
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with background.running(server):
         yield f"http://127.0.0.1:{server.server_address[1]}/v1", seen
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 def _record(root: Path, *extra: str) -> int:

@@ -84,7 +84,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from . import cassettes, published, serve_input, serve_wires
+from . import background, cassettes, published, serve_input, serve_wires
 from .profiles import Suite
 
 FAULTS = ("cut", "429", "500", "drip", "keepalive")
@@ -638,15 +638,11 @@ def start(
         idle_timeout=idle_timeout,
         max_handlers=max_handlers,
     )
-    thread = threading.Thread(target=server.serve_forever, name="toolcall-serve", daemon=True)
-    thread.start()
-    return Running(server, thread)
+    return Running(server, background.start(server, name="toolcall-serve"))
 
 
 def stop(running: Running) -> None:
-    running.server.shutdown()
-    running.server.server_close()
-    running.thread.join(timeout=5)
+    background.stop(running.server, running.thread)
 
 
 @contextmanager

@@ -11,12 +11,12 @@ recording, in this process, and stops when the client has answered.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from .. import background
 from . import Assembled
 from .http_clients import NodeClient
 
@@ -52,15 +52,8 @@ def answering(body: bytes, path_ending: str) -> Iterator[str]:
         def log_message(self, format: str, *args: Any) -> None:
             """Quiet: the matrix reports what the client made of the answer."""
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Answer)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
+    with background.running(ThreadingHTTPServer(("127.0.0.1", 0), Answer)) as server:
         yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 class VercelAIWire:
