@@ -7,6 +7,7 @@ parameter set`.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -52,3 +53,18 @@ def test_a_typo_in_the_selection_is_one_line() -> None:
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert done.stderr.startswith("ERROR: unknown scenario 'singel_call'; known: ")
     assert "Traceback" not in done.stdout + done.stderr
+
+
+def test_a_run_spread_over_workers_prints_and_writes_the_same_matrix(tmp_path: Path) -> None:
+    """Under pytest-xdist (what `make test` uses) the workers check the cells and the controller
+    prints the matrix: it must hold every outcome, in the order a run in one process gives."""
+    reports = {}
+    for name, spread in (("one", ()), ("spread", ("-n", "2", "--dist", "load"))):
+        target = tmp_path / f"{name}.json"
+        done = pytest_run("--toolcall-provider=doubao", f"--toolcall-json={target}", *spread)
+        out = done.stdout + done.stderr
+        assert done.returncode == 0, out[-3000:]
+        assert "toolcall conformance matrix" in out, out[-3000:]
+        reports[name] = json.loads(target.read_text(encoding="utf-8"))
+    assert reports["spread"]["summary"]["passed"] > 0
+    assert reports["spread"] == reports["one"]

@@ -25,7 +25,8 @@ extra is then one line naming what to install.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
+import pickle
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -39,7 +40,12 @@ if TYPE_CHECKING:
     from .published import Recording
     from .wire_recordings import Recording as WireRecording
 
-_OUTCOMES = pytest.StashKey[list["Outcome"]]()
+#: The outcomes checked in this process, each with its test's place in the collection.
+_OUTCOMES = pytest.StashKey[list[tuple[int, "Outcome"]]]()
+#: Each collected test's place, by node id (built on the first outcome kept).
+_PLACES = pytest.StashKey[dict[str, int]]()
+#: The key under which a pytest-xdist worker hands its outcomes to the controller.
+_WORKER_OUTPUT = "toolcall_outcomes"
 _OPTIONS = (
     "--toolcall-provider",
     "--toolcall-scenario",
@@ -130,6 +136,16 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     pytest.fail(problem, pytrace=False)
 
 
+def _keep(request: pytest.FixtureRequest, outcome: Outcome) -> None:
+    """Keep `outcome` for the matrix at the end, with its test's place in the collection, so
+    that the matrix reads in collection order however the tests were run or distributed."""
+    places = request.config.stash.get(_PLACES, None)
+    if places is None:
+        places = {item.nodeid: n for n, item in enumerate(request.session.items)}
+        request.config.stash[_PLACES] = places
+    request.config.stash[_OUTCOMES].append((places.get(request.node.nodeid, -1), outcome))
+
+
 @pytest.fixture
 def conformance_outcome(
     request: pytest.FixtureRequest, conformance_cell: tuple[Provider, Cell]
@@ -138,7 +154,7 @@ def conformance_outcome(
     from . import pytest_suite
 
     outcome = pytest_suite.cell_outcome(request.config, conformance_cell)
-    request.config.stash[_OUTCOMES].append(outcome)
+    _keep(request, outcome)
     return outcome
 
 
@@ -148,7 +164,7 @@ def recording_outcome(request: pytest.FixtureRequest, published_recording: Recor
     from . import pytest_suite
 
     outcome = pytest_suite.recording_outcome(request.config, published_recording)
-    request.config.stash[_OUTCOMES].append(outcome)
+    _keep(request, outcome)
     return outcome
 
 
@@ -160,7 +176,7 @@ def route_outcome(
     from . import pytest_suite
 
     outcome = pytest_suite.route_outcome(request.config, route_cassette)
-    request.config.stash[_OUTCOMES].append(outcome)
+    _keep(request, outcome)
     return outcome
 
 
@@ -172,14 +188,32 @@ def wire_recording_outcome(
     from . import pytest_suite
 
     outcome = pytest_suite.wire_recording_outcome(request.config, wire_recording)
-    request.config.stash[_OUTCOMES].append(outcome)
+    _keep(request, outcome)
     return outcome
 
 
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """On a pytest-xdist worker, hand the outcomes to the controller, which prints the one
+    matrix and writes the reports. Pickled: the outcomes hold findings of any value, the two
+    ends are the same interpreter and environment, and nothing else writes this channel."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output[_WORKER_OUTPUT] = pickle.dumps(session.config.stash[_OUTCOMES])
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """On the pytest-xdist controller: the outcomes a worker checked (none if it crashed)."""
+    pickled = getattr(node, "workeroutput", {}).get(_WORKER_OUTPUT)
+    if pickled:
+        node.config.stash[_OUTCOMES].extend(pickle.loads(pickled))
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
-    outcomes = terminalreporter.config.stash[_OUTCOMES]
-    if not outcomes:
+    kept: list[tuple[int, Outcome]] = terminalreporter.config.stash[_OUTCOMES]
+    if not kept:
         return
     from . import pytest_suite
 
-    pytest_suite.summary(terminalreporter, outcomes)
+    in_order = sorted(kept, key=lambda placed: placed[0])
+    pytest_suite.summary(terminalreporter, [outcome for _place, outcome in in_order])
