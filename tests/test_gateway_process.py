@@ -49,7 +49,9 @@ def test_running_waits_for_the_port_and_stops_the_whole_group(
     port = process.free_port()
     pids = tmp_path / "worker.pid"
     command = [sys.executable, "-c", SERVER, str(port), str(pids), "1" if stubborn else "0"]
-    with process.running(command, port, log=tmp_path / "log", ready_timeout=20) as child:
+    # A short grace: the stubborn server ignores SIGTERM, so it is SIGKILL that must stop it.
+    running = process.running(command, port, log=tmp_path / "log", ready_timeout=20, stop_grace=0.5)
+    with running as child:
         assert process.listening(port)
         worker = int(pids.read_text())
         assert alive(child.pid) and alive(worker)

@@ -108,15 +108,17 @@ def running(
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
     ready_timeout: float = READY_TIMEOUT,
+    stop_grace: float = STOP_GRACE,
 ) -> Iterator[subprocess.Popen[bytes]]:
     """The command started and listening on `port`; its process group stopped on the way out,
-    whatever way that is (an error, Ctrl-C, SIGTERM turned into an exception by `terminating`)."""
+    whatever way that is (an error, Ctrl-C, SIGTERM turned into an exception by `terminating`),
+    with `stop_grace` seconds between SIGTERM and SIGKILL."""
     child = start(command, log=log, env=env, cwd=cwd)
     try:
         wait_ready(child, port, log=log, timeout=ready_timeout)
         yield child
     finally:
-        stop(child)
+        stop(child, grace=stop_grace)
 
 
 @contextmanager
