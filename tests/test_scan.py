@@ -78,3 +78,41 @@ def test_every_pattern_grows_linearly_with_the_line(name: str) -> None:
         large = (piece * (160_000 // len(piece) + 1))[:160_000] + "!"
         growth = _best_of(pattern.search, large) / max(_best_of(pattern.search, small), 1e-7)
         assert growth < 64, f"{name} on {piece!r}...: 16x the line cost {growth:.0f}x the time"
+
+
+# Built at run time, so that no test source looks like it holds a key.
+SAMPLES = [
+    OPENAI_KEY,
+    escape_dashes(OPENAI_KEY),
+    GOOGLE_KEY,
+    "Authorization: Bearer " + "abcdefghijklmnop1234",
+    "uri: https://someone:" + "hunter2@example.com/v1",
+    '{"api_key": "' + "3f0c9a1e-52bd-4c8e" + '-9d71-0a6e5b2c8f14"}',
+    "eyJhbGciOiJIUzI1NiJ9" + ".eyJzdWIiOiIxMjM0NTY3ODkwIn0.c2lnbmF0dXJlX2hlcmU",
+]
+#: What `str.splitlines` ends a line at, besides the usual.
+BREAKS = ["\n", "\r\n", "\r", "\x0b", "\x1c", "\x85", "\u2028"]
+CASSETTE = (Path(__file__).parents[1] / "cassettes" / "glm" / "parallel_calls.yaml").read_text()
+
+
+@pytest.mark.parametrize("breaks", BREAKS, ids=[f"U+{ord(b[-1]):04X}" for b in BREAKS])
+def test_the_whole_file_search_finds_what_a_search_line_by_line_finds(breaks: str) -> None:
+    """The scanner searches the whole text before it searches lines: every secret a line holds,
+    however the lines around it end, must be found on its own line all the same."""
+    lines = CASSETTE.splitlines()
+    for n, sample in enumerate(SAMPLES):
+        at = (n * 7) % len(lines)
+        lines[at : at + 1] = [lines[at] + breaks + sample + breaks + "tail"]
+    text = "\n".join(lines)
+    expected = [
+        secrets.Hit(Path("x"), number, kind)
+        for number, line in enumerate(text.splitlines(), start=1)
+        for kind in secrets.kinds(line)
+    ]
+    found = secrets.scan_text(text, Path("x"), known=[OPENAI_KEY])
+    assert sorted(set(found) - {h for h in found if h.kind == "configured key value"}, key=str) == (
+        sorted(set(expected), key=str)
+    )
+    assert {h.line for h in found if h.kind == "configured key value"} == {
+        h.line for h in expected if h.kind == "openai-key"
+    }
