@@ -6,7 +6,15 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PEERS_STAMP := $(VENV)/.peers-stamp
 JS_STAMP := clients/js/node_modules/.installed-stamp
+# The suite starts about a hundred Python processes (the CLI, pytest in copies, xdist workers):
+# without bytecode caches each compiles the package again and pytest rewrites every test module
+# again, which costs a third of the collection. The caches (__pycache__/) are ignored by git.
+unexport PYTHONDONTWRITEBYTECODE
 PYTEST_FILTERS := $(if $(PROVIDER),--toolcall-provider $(PROVIDER)) $(if $(SCENARIO),--toolcall-scenario $(SCENARIO))
+
+# `make test` spreads the suite over the cores (pytest-xdist); a worker that runs out of tests takes
+# the last ones queued for another, so one long test file does not leave a core idle at the end.
+PYTEST_WORKERS ?= -n auto --maxprocesses 4 --dist worksteal
 
 .PHONY: help test check conformance matrix gateways bench fuzz lint typecheck synthesize record add-provider drift scan clean
 
@@ -22,7 +30,7 @@ $(STAMP): pyproject.toml
 
 ## test: lint, mypy --strict, and the pytest suite (conformance included), slow tests aside
 test: lint typecheck $(JS_STAMP)
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow" $(PYTEST_WORKERS)
 
 ## check: make test, then the slow end-to-end tests (whole runs); what CI runs
 check: test
