@@ -74,3 +74,28 @@ def test_make_help_shows_every_description_whole_and_within_the_width() -> None:
         target, text = parsed.groups()
         assert f"{target:<16}{text}" in shown, line
     assert [line for line in shown if len(line) > WIDTH] == []
+
+
+def _pytest_line(*variables: str) -> str:
+    """The pytest command `make test` would run with these variables."""
+    done = subprocess.run(
+        ["make", "-n", "--no-print-directory", "test", *variables],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    (line,) = [x for x in done.stdout.splitlines() if "-m pytest" in x]
+    return line
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_test_spreads_the_suite_unless_told_not_to() -> None:
+    """As the README says: over the cores by default, in one process with `PYTEST_WORKERS=`."""
+    assert " -n auto " in _pytest_line() + " "
+    serial = _pytest_line("PYTEST_WORKERS=")
+    assert " -n " not in serial and '-m "not slow"' in serial
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "(`PYTEST_WORKERS=` runs it in one process)" in readme
