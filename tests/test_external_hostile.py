@@ -171,6 +171,42 @@ def test_the_programs_stderr_is_masked_like_the_recorders_messages(tmp_path: Pat
     assert "<API_KEY>" in str(outcome) and "<REDACTED>" in str(outcome)
 
 
+def _answering(answer: str) -> str:
+    """A program body that shakes hands, then gives `answer` (Python text of a dict) to every
+    stream, with the request's seq."""
+    return (
+        f"input()\n{HANDSHAKE}\n"
+        "for line in sys.stdin:\n"
+        "    seq = json.loads(line)['seq']\n"
+        f"    print(json.dumps({{**{answer}, 'seq': seq}}), flush=True)\n"
+    )
+
+
+LEAKED = "sk-proj-" + "A1b2C3d4" * 4
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        # an error text that quotes the key, and runs for megabytes
+        f"{{'error': 'refused: Bearer {LEAKED} ' + 'x' * 5_000_000}}",
+        # a value the schema refuses, which its message quotes
+        f"{{'tool_calls': 'Bearer {LEAKED}' + 'y' * 5_000_000}}",
+    ],
+    ids=["error-text", "schema-message"],
+)
+def test_what_a_program_says_reaches_the_report_masked_and_cut(tmp_path: Path, answer: str) -> None:
+    program = External("leaky", _write(tmp_path, _answering(answer)), timeout=20)
+    suite = load_suite(ROOT)
+    result = _within(
+        HANG, lambda: matrix.run(suite, [program], provider="glm", scenario="single_call")
+    )
+    assert isinstance(result, Matrix), result
+    report = matrix_report.markdown(result) + json.dumps(matrix_report.document(result))
+    assert LEAKED not in report and "<REDACTED>" in report
+    assert len(report) < 100_000, f"the report is {len(report):,} characters"
+
+
 def test_a_handshake_the_schema_rejects_stops_the_program(tmp_path: Path) -> None:
     body = 'input()\nprint(json.dumps({"protocol": 2}), flush=True)\ntime.sleep(600)\n'
     program = External("shapeless", _write(tmp_path, body))

@@ -115,14 +115,17 @@ def _program(answer: str, hello: str = _HELLO) -> list[str]:
 
 def test_external_gets_chunks_and_request_and_names_itself() -> None:
     chunks = _chunks("qwen", "parallel_calls")
-    echo = _program('{"seq": m["seq"], "error": json.dumps([m["request"], m["chunks"]])}')
+    # Echoed as a call's arguments, which reach the harness whole (an error text is cut).
+    echo = _program(
+        '{"seq": m["seq"], "tool_calls": [{"id": "e", "type": "function", "function": '
+        '{"name": "echo", "arguments": json.dumps([m["request"], m["chunks"]])}}]}'
+    )
     external = External("echo", echo)
     assert external.version == "t 1 (python)"
-    answer = external.assemble(chunks, {"tools": []})
-    assert answer.error is not None
-    assert json.loads(answer.error) == [{"tools": []}, chunks]
-    again = external.assemble(chunks[:1], {})  # the same process, the next seq
-    assert json.loads(again.error or "")[1] == chunks[:1]
+    (answer,) = external.assemble(chunks, {"tools": []}).calls
+    assert json.loads(answer.arguments) == [{"tools": []}, chunks]
+    (again,) = external.assemble(chunks[:1], {}).calls  # the same process, the next seq
+    assert json.loads(again.arguments)[1] == chunks[:1]
     process = external._process
     external.close()
     assert process is not None and process.poll() == 0

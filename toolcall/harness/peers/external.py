@@ -36,6 +36,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
@@ -183,7 +184,11 @@ class External:
             self._kill()
             raise Crashed(f"answered seq {answer['seq']} to seq {self._seq}")
         answer.pop("seq")
-        return read_document(answer)
+        assembled = read_document(answer)
+        if assembled.error is None:
+            return assembled
+        # The program's own words go into the reports: masked and cut like its standard error.
+        return replace(assembled, error=self._shown(assembled.error))
 
     def close(self) -> None:
         """Say stop, and make sure the program is gone."""
@@ -235,9 +240,10 @@ class External:
             self._kill()
             shown = first_line(self._shown(line.decode("utf-8", "replace")), 60)
             raise Crashed(f"sent a line that is not JSON: {shown!r}") from None
-        except Crashed:
+        except Crashed as exc:
+            # The schema's message quotes the program's value: masked and cut like its stderr.
             self._kill()
-            raise
+            raise Crashed(self._shown(str(exc))) from None
         assert isinstance(message, dict)
         return message
 
