@@ -277,6 +277,30 @@ def test_a_key_a_header_cannot_carry_is_a_clear_error(
     assert behaviour.requests == []
 
 
+@pytest.mark.parametrize(
+    ("name", "value", "said"),
+    [
+        ("x-route", "ключ-0123456789abcdef", "the header 'x-route'"),
+        ("x-route", "token\r\nx-injected: 1", "the header 'x-route'"),
+        ("x route", "v-0123456789", "the header whose name"),
+        ("x-ключ", "v-0123456789", "the header whose name"),
+    ],
+)
+def test_a_header_an_http_request_cannot_carry_is_a_clear_error(
+    suite_copy: Path, fake_provider: tuple[str, Behaviour], name: str, value: str, said: str
+) -> None:
+    url, behaviour = fake_provider
+    behaviour.body = _body_of(suite_copy, "glm", "single_call")
+    suite = load_suite(suite_copy)
+    provider = suite.providers["glm"]
+    options = _options(url, provider.key_env, headers=[(name, value)])
+    with pytest.raises(RecordError) as refused:
+        record_cell(suite, provider, provider.cells["single_call"], options)
+    assert str(refused.value).startswith(f"glm/single_call: {said}"), refused.value
+    assert value not in str(refused.value)
+    assert behaviour.requests == []
+
+
 @pytest.mark.parametrize("base_url", ["http://127.0.0.1:abc/v1", "http://a[b]/v1", "http:///v1"])
 def test_a_base_url_that_cannot_be_reached_is_a_clear_error(
     suite_copy: Path,

@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -149,6 +150,10 @@ def route_for(suite: Suite, provider: Provider, options: RecordOptions) -> tuple
     return (route, *_usable(provider, found))
 
 
+#: What an HTTP header's name may be made of (RFC 9110, `token`).
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+
+
 def _usable(provider: Provider, found: tuple[str, str] | None) -> tuple[str, str]:
     if found is None:  # a profile always has a base URL; only a gateway route has none
         raise RecordError(f"{provider.key}: no base URL; give one with BASE_URL= (--base-url)")
@@ -169,6 +174,13 @@ def record_cell(suite: Suite, provider: Provider, cell: Cell, options: RecordOpt
             f"{where}: {provider.key_env} holds non-ASCII or control characters, which an HTTP "
             "header cannot carry; a key is plain ASCII (a stray quote or space from a paste?)"
         )
+    for name, value in options.headers:
+        if not _TOKEN.fullmatch(name) or not (value.isascii() and value.isprintable()):
+            shown = repr(name) if _TOKEN.fullmatch(name) else "whose name"
+            raise RecordError(
+                f"{where}: the header {shown} holds non-ASCII or control characters, which an "
+                "HTTP header cannot carry (its value is not shown: it may be a key)"
+            )
     keys = [
         key,
         *(value for _name, value in options.headers),
