@@ -351,6 +351,23 @@ def test_capture_is_bounded() -> None:
         assert oversized.body_bytes > serve.CAPTURED_BODY_BYTES
 
 
+def test_a_body_nested_deep_is_captured_as_its_size_and_the_capture_still_answers() -> None:
+    """A body the parser takes (about 980 levels) but encoding the capture would not: kept as
+    its size, so `GET /_toolcall/requests` keeps answering for every later request."""
+    deep = '{"stream": false, "x": ' + "[" * 980 + "]" * 980 + "}"
+    arrays = serve.CAPTURED_DEPTH - 1  # inside the object: as deep as a capture goes
+    shallow = '{"stream": false, "x": ' + "[" * arrays + "]" * arrays + "}"
+    with serve.serving(SUITE) as running, httpx.Client(timeout=10) as client:
+        url = running.url("openai") + "/chat/completions"
+        for body in (deep, shallow):
+            client.post(url, content=body, headers={"content-type": "application/json"})
+        answer = client.get(running.base_url + serve.CAPTURE_PATH)
+        assert answer.status_code == 200, answer.text[:500]
+        first, second = answer.json()["requests"]
+        assert first["body"] is None and first["body_bytes"] == len(deep)
+        assert second["body"] is not None
+
+
 def test_url_chooses_in_the_path(server: serve.Running) -> None:
     recording = published.discover(SUITE.cassettes, "glm")[0]
     by_recording = server.url("glm", f"published/{recording.stem}")

@@ -38,7 +38,8 @@ implementations get.
 The server keeps the last `CAPTURED` POSTs it received (method, path, headers with credentials
 masked, parsed body), in process (`Running.requests()`) and over HTTP (`GET /_toolcall/requests`;
 `DELETE` empties it), so a test can compare what a gateway forwarded with the scenario's request.
-A body over `CAPTURED_BODY_BYTES` is kept as its size only: memory stays bounded whatever arrives.
+A body over `CAPTURED_BODY_BYTES` is kept as its size only: memory stays bounded whatever arrives;
+so is one nested deeper than `CAPTURED_DEPTH`, which the capture could not be sent back as.
 
 It is a server on the user's machine that clients broken on purpose talk to, so it holds
 itself to limits (the checks on input are in `serve_input`):
@@ -96,6 +97,9 @@ MAX_HANDLERS = 256  # connections served at once; a thread each
 LISTEN_BACKLOG = 1024  # the kernel caps it at net.core.somaxconn
 CAPTURED = 64
 CAPTURED_BODY_BYTES = 256 * 1024  # 64 of them: 16 MiB at most
+# Deeper than any request a client sends (a few levels of messages, tools and schemas), and far
+# from the recursion limit that encoding the capture for `GET /_toolcall/requests` runs into.
+CAPTURED_DEPTH = 100
 # Masked in captured headers: a gateway forwards the client's key, and captures are printed.
 SECRET_HEADERS = frozenset(
     {"authorization", "proxy-authorization", "cookie", "x-api-key", "api-key", "x-goog-api-key"}
@@ -152,7 +156,8 @@ class Received:
     method: str
     path: str
     headers: dict[str, str]
-    body: Any  # the parsed JSON; None when absent, unreadable or over CAPTURED_BODY_BYTES
+    body: Any  # the parsed JSON; None when absent, unreadable, over CAPTURED_BODY_BYTES or deeper
+    # than CAPTURED_DEPTH
     body_bytes: int
 
     def to_json(self) -> dict[str, Any]:
@@ -655,10 +660,27 @@ def serving(suite: Suite | None, **options: Any) -> Iterator[Running]:
 
 
 def _parsed_or_none(raw: bytes) -> Any:
+    """The body to capture: its JSON, unless it cannot be read or sent back as JSON."""
     try:
-        return json.loads(raw) if raw else None
+        value = json.loads(raw) if raw else None
     except (ValueError, RecursionError):
         return None
+    return value if _nested_within(value, CAPTURED_DEPTH) else None
+
+
+def _nested_within(value: Any, depth: int) -> bool:
+    """Whether `value` nests no deeper than `depth` arrays and objects (checked without
+    recursion, so a body nested as deep as the parser allows cannot exhaust the stack here)."""
+    todo = [(value, 1)]
+    while todo:
+        node, level = todo.pop()
+        if not isinstance(node, (dict, list)):
+            continue
+        if level > depth:
+            return False
+        children = node.values() if isinstance(node, dict) else node
+        todo += [(child, level + 1) for child in children]
+    return True
 
 
 def _error(kind: str, message: str) -> dict[str, Any]:
