@@ -7,13 +7,18 @@ import http.client
 import json
 import socket
 import threading
+import time
+import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from toolcall.harness import cassettes, cli, published, serve
+from toolcall.harness import cassettes, cli, published, serve, serve_input
 from toolcall.harness.profiles import load_suite
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -342,3 +347,66 @@ def test_stop_does_not_wait_for_a_client_keeping_its_connection() -> None:
     stopping.join(timeout=5)
     idle.close()
     assert not stopping.is_alive()
+
+
+# Memory: a body's length does not bound what reading it as JSON takes.
+
+
+def _given_back(memory: serve_input.MemoryBudget) -> bool:
+    """Whether the budget is whole again within a few seconds: a handler gives its share back
+    after the answer went out, so the client may see the answer first."""
+    deadline = time.monotonic() + 5
+    while memory.used and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return memory.used == 0
+
+
+def test_a_body_that_would_take_more_than_the_budget_to_read_is_refused_unread() -> None:
+    """16 MiB of empty objects: 5.6 million values, about 440 MB once read. Refused with a 413
+    from its counts alone, and the budget is whole again afterwards."""
+    filler = b"{}," * ((serve_input.MAX_BODY_BYTES - 64) // 3)
+    body = b'{"stream": true, "x": [' + filler + b"{}]}"
+    assert len(body) <= serve_input.MAX_BODY_BYTES
+    with serve.serving(SUITE) as running:
+        url = running.url("openai", "single_call") + "/chat/completions"
+        answer = httpx.post(url, content=body, timeout=30)
+        assert answer.status_code == 413, answer.text[:300]
+        assert "reading this body as JSON would take about" in answer.json()["error"]["message"]
+        assert _given_back(running.server.memory)
+
+
+def test_requests_that_do_not_fit_together_wait_their_turn_with_a_503() -> None:
+    with serve.serving(SUITE) as running:
+        memory = running.server.memory
+        url = running.url("openai", "single_call") + "/chat/completions"
+        request = json.dumps(SCENARIO).encode()
+        held = memory.hold(0, memory.total - serve_input.read_cost(request) + 1)  # all but a byte
+        busy = httpx.post(url, content=request, timeout=10)
+        assert busy.status_code == 503, busy.text[:300]
+        assert busy.json()["error"]["type"] == "server_busy"
+        memory.hold(held, 0)
+        served = httpx.post(url, content=request, timeout=10)
+        assert served.status_code == 200 and b"[DONE]" in served.content
+        assert _given_back(memory)  # held while answering, given back after
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=8) | st.dictionaries(st.text(), inner, max_size=8),
+    max_leaves=400,
+)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(value=JSON)
+def test_the_read_cost_bounds_what_reading_takes(value: Any) -> None:
+    """The budget rests on this: what `json.loads` allocates at its peak is never more than
+    `read_cost` of the text, whatever the JSON holds (astral text, deep arrays, many keys)."""
+    raw = json.dumps(value, ensure_ascii=False).encode("utf-8")
+    tracemalloc.start()
+    try:
+        json.loads(raw)
+        _now, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak <= serve_input.read_cost(raw), (peak, len(raw))

@@ -55,6 +55,9 @@ itself to limits (the checks on input are in `serve_input`):
   (413, refused before reading), a bad `X-Toolcall-Delay-Ms`; a bug here is a 500, never an
   empty reply. A refusal sent before the body was read closes the connection, or the body
   would be read as the next request;
+- the requests being served hold at most `serve_input.MEMORY_BUDGET` together, counting what
+  reading each body as JSON takes (bounded from its counts of commas, colons and brackets
+  before it is read): a body that could never fit gets a 413, one that does not fit now a 503;
 - a connection silent for `IDLE_TIMEOUT` is closed, at most `MAX_HANDLERS` are served at once
   (one more gets a 503 from the accept loop, which never blocks), and the listen backlog is
   `LISTEN_BACKLOG`, so a burst of clients queues instead of being reset.
@@ -299,6 +302,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     _replied = False  # a status line went out for the current request
     _body_pending = False  # the current request has a body not read yet
+    _held = 0  # what the current request holds of the server's memory budget
 
     def setup(self) -> None:
         super().setup()
@@ -314,7 +318,10 @@ class _Handler(BaseHTTPRequestHandler):
     def handle_one_request(self) -> None:
         self._replied = False
         self._body_pending = False
-        super().handle_one_request()
+        try:
+            super().handle_one_request()
+        finally:
+            self._held = self.server.memory.hold(self._held, 0)
 
     def parse_request(self) -> bool:
         if not super().parse_request():
@@ -366,6 +373,10 @@ class _Handler(BaseHTTPRequestHandler):
             failure = f"the server failed on this request ({type(exc).__name__}: {exc})"
             self._refuse(serve_input.Refused(500, "server_error", failure))
 
+    def _hold(self, cost: int) -> None:
+        """Hold `cost` of the memory budget for this request, in place of what it held."""
+        self._held = self.server.memory.hold(self._held, cost)
+
     def _refuse(self, refusal: serve_input.Refused) -> None:
         if self._replied:  # too late for a status: end the stream short instead
             self.close_connection = True
@@ -404,6 +415,7 @@ class _Handler(BaseHTTPRequestHandler):
                     404, "not_found", "only POST …/chat/completions and the wires' paths are served"
                 )
         raw = self._read_body()
+        self._hold(serve_input.read_cost(raw))
         headers = masked(dict(self.headers.items()))
         try:
             request = serve_input.request_object(raw)
@@ -466,9 +478,11 @@ class _Handler(BaseHTTPRequestHandler):
                     f"Transfer-Encoding {', '.join(encodings)!r} is not served; "
                     "send Content-Length or chunked",
                 )
+            self._hold(serve_input.COST_PER_BYTE * serve_input.MAX_BODY_BYTES)
             raw = serve_input.read_chunked(self.rfile)
         else:
             length = serve_input.content_length(lengths)
+            self._hold(serve_input.COST_PER_BYTE * length)
             raw = self.rfile.read(length)
             if len(raw) < length:
                 raise serve_input.Refused(
@@ -547,6 +561,7 @@ class _Server(ThreadingHTTPServer):
         self.allowed_hosts = allowed_hosts | {str(self.server_address[0]).lower()}
         self.idle_timeout = idle_timeout
         self.handler_slots = threading.BoundedSemaphore(max_handlers)
+        self.memory = serve_input.MemoryBudget()
 
     def process_request(self, request: Any, client_address: Any) -> None:
         if not self.handler_slots.acquire(blocking=False):

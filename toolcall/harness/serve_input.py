@@ -3,8 +3,9 @@
 A test server meets clients that are broken on purpose (that is what it is for) and pages in a
 browser that reach it by DNS rebinding. Each check here turns one kind of bad input into a
 `Refused` that the handler sends as a 4xx in the OpenAI error shape, before anything else
-happens: a client never gets an empty reply, and a request never costs more memory than
-`MAX_BODY_BYTES` or more nesting than the JSON decoder allows.
+happens: a client never gets an empty reply, a body is never longer than `MAX_BODY_BYTES` nor
+nested deeper than the JSON decoder allows, and the requests being served never hold more than
+`MEMORY_BUDGET` together (`MemoryBudget`, `read_cost`).
 """
 
 from __future__ import annotations
@@ -12,11 +13,23 @@ from __future__ import annotations
 import json
 import math
 import re
+import threading
 from collections.abc import Collection
 from io import BufferedIOBase
 from typing import Any
 
 MAX_BODY_BYTES = 16 * 1024 * 1024
+#: What the bodies being served may take together, read as JSON. A body's length alone does
+#: not bound that: 16 MiB of `[{},{},...]` are 5.6 million objects, 440 MB once read.
+MEMORY_BUDGET = 512 * 1024 * 1024
+#: Bounds measured on CPython 3.11 (tracemalloc's peak while `json.loads` reads): a string
+#: costs at most 8 times its bytes (one astral character makes a whole string 4 bytes a
+#: character, and decoding holds a copy), and any other value at most 62 bytes (`[[[]]]`,
+#: nested lists), so 100 a value leaves room for other builds; the decoder itself takes about
+#: 1.3 KiB whatever it reads.
+COST_PER_BYTE = 8
+COST_PER_VALUE = 100
+COST_PER_READ = 4096
 MAX_DELAY_MS = 5000.0
 MAX_TRAILER_LINES = 64
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -92,6 +105,49 @@ def content_length(values: list[str]) -> int:
     if length > MAX_BODY_BYTES:
         raise _too_large(f"{length} bytes")
     return length
+
+
+def read_cost(raw: bytes) -> int:
+    """An upper bound on the memory `raw` takes with the JSON read from it, counted at the speed
+    of `bytes.count`: no JSON text holds more values and keys than it has commas, colons and
+    openings of arrays and objects, plus one (those inside strings only raise the bound)."""
+    values = 1 + sum(raw.count(mark) for mark in (b",", b":", b"[", b"{"))
+    return COST_PER_READ + COST_PER_BYTE * len(raw) + COST_PER_VALUE * values
+
+
+class MemoryBudget:
+    """`MEMORY_BUDGET` shared by the requests being served: each takes its share before it
+    reads its body and the rest before it reads the JSON, and gives all back when answered. A
+    request that does not fit now gets a 503 (another may fit later); one that never could gets
+    a 413."""
+
+    def __init__(self, total: int = MEMORY_BUDGET) -> None:
+        self.total = total
+        self._used = 0
+        self._lock = threading.Lock()
+
+    def hold(self, held: int, wanted: int) -> int:
+        """Hold `wanted` of the budget in place of `held`, and return it (0 gives all back)."""
+        if wanted > self.total:
+            raise Refused(
+                413,
+                "request_too_large",
+                f"reading this body as JSON would take about {wanted // 2**20} MiB, more than "
+                f"this server holds for all requests together ({self.total // 2**20} MiB)",
+            )
+        with self._lock:
+            if self._used - held + wanted > self.total:
+                raise Refused(
+                    503,
+                    "server_busy",
+                    "this server holds as much request data as it allows; send again shortly",
+                )
+            self._used += wanted - held
+        return wanted
+
+    @property
+    def used(self) -> int:
+        return self._used
 
 
 def read_chunked(stream: BufferedIOBase) -> bytes:
