@@ -145,6 +145,24 @@ def test_an_output_flood_stops_being_read_a_few_lines_ahead(tmp_path: Path) -> N
     assert all(_gone(pid) for pid in _pids(tmp_path))
 
 
+def test_a_flood_of_long_lines_stops_being_read_a_few_megabytes_ahead(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sixteen lines each just under `MAX_LINE` would be half a gigabyte: the bytes waiting are
+    bounded too (scaled down here: 1 MiB waiting at most, lines of 256 KiB)."""
+    monkeypatch.setattr(external, "MAX_UNREAD_BYTES", 1024 * 1024)
+    line = 256 * 1024
+    body = f"input()\n{HANDSHAKE}\nwhile True: print('x' * {line})\n"
+    program = External("flood", _write(tmp_path, body), timeout=20.0)
+    program.start()
+    time.sleep(1.0)  # nothing reads the program's lines meanwhile
+    waiting = program._lines.waiting_bytes
+    assert waiting <= external.MAX_UNREAD_BYTES + 2 * line, f"{waiting:,} bytes waiting"
+    outcome = _within(HANG, lambda: program.assemble([], {}))
+    assert isinstance(outcome, Crashed), outcome
+    assert all(_gone(pid) for pid in _pids(tmp_path))
+
+
 def test_a_stderr_flood_keeps_only_its_tail(tmp_path: Path) -> None:
     body = (
         "input()\n"

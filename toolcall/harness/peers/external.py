@@ -56,9 +56,11 @@ _SCHEMA = format_schema("protocol.schema.json")
 #: the largest stream of the suite (DeepSeek's `long_arguments`) carries about 855 KB of them; a
 #: line beyond this is a program gone wrong, stopped before it takes the harness's memory.
 MAX_LINE = 32 * 1024 * 1024
-#: How many lines a program may write ahead of the harness reading them. The protocol has one
-#: line per message, so more is a program flooding its output, stopped before it fills memory.
+#: How many lines, and how many bytes, a program may write ahead of the harness reading them.
+#: The protocol has one line per message, so more is a program flooding its output, stopped
+#: before it fills memory: at most `MAX_UNREAD_BYTES` and one line wait, not 16 long lines.
 MAX_UNREAD = 16
+MAX_UNREAD_BYTES = MAX_LINE
 #: How much of a program's standard error is kept: its end, where the reason for a crash is.
 STDERR_TAIL = 16 * 1024
 #: How long a program that closed its output gets to exit before it is killed.
@@ -116,7 +118,7 @@ class External:
         self.cwd = cwd
         self.keys = list(keys)
         self._process: subprocess.Popen[bytes] | None = None
-        self._lines: queue.Queue[bytes | Crashed] = queue.Queue()
+        self._lines = _Unread()
         self._stderr = _Tail(STDERR_TAIL)
         self._stderr_reader: threading.Thread | None = None
         self._seq = 0
@@ -152,7 +154,7 @@ class External:
             reason = self._shown(f"cannot start {self.command[0]!r}: {exc.strerror or exc}")
             raise StartFailed(reason) from None
         self._process = process
-        self._lines = queue.Queue()
+        self._lines = _Unread()
         self._stderr = _Tail(STDERR_TAIL)
         assert process.stdout is not None and process.stderr is not None
         _daemon(_read_lines, process.stdout, self._lines)
@@ -301,11 +303,47 @@ def _daemon(target: Any, *args: Any) -> threading.Thread:
     return thread
 
 
-def _read_lines(stream: IO[bytes], lines: queue.Queue[bytes | Crashed]) -> None:
+class _Unread:
+    """The lines a program wrote that the harness has not read yet, counted in lines and bytes."""
+
+    def __init__(self) -> None:
+        self._queue: queue.Queue[bytes | Crashed] = queue.Queue()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def put(self, item: bytes | Crashed) -> None:
+        with self._lock:
+            self._bytes += len(item) if isinstance(item, bytes) else 0
+        self._queue.put(item)
+
+    def get(self, timeout: float) -> bytes | Crashed:
+        """The next line; `queue.Empty` when none came within `timeout` seconds."""
+        item = self._queue.get(timeout=timeout)
+        with self._lock:
+            self._bytes -= len(item) if isinstance(item, bytes) else 0
+        return item
+
+    def qsize(self) -> int:
+        return self._queue.qsize()
+
+    @property
+    def waiting_bytes(self) -> int:
+        return self._bytes
+
+    def too_many(self) -> str | None:
+        """What is over the bounds, if anything."""
+        if self._queue.qsize() > MAX_UNREAD:
+            return f"wrote more than {MAX_UNREAD} lines nobody asked for"
+        if self._bytes > MAX_UNREAD_BYTES:
+            return f"wrote more than {MAX_UNREAD_BYTES:,} bytes nobody asked for"
+        return None
+
+
+def _read_lines(stream: IO[bytes], lines: _Unread) -> None:
     """Hand over each line of a pipe (an empty one marks its end), so a silent program is caught
-    by a timeout instead of blocking the run. A line over `MAX_LINE`, or more than `MAX_UNREAD`
-    lines ahead of the reader, is handed over as the `Crashed` it is, and reading stops: an
-    endless line or a flood cannot fill the harness's memory."""
+    by a timeout instead of blocking the run. A line over `MAX_LINE`, or lines ahead of the
+    reader past `MAX_UNREAD` or `MAX_UNREAD_BYTES`, are handed over as the `Crashed` they are,
+    and reading stops: an endless line or a flood cannot fill the harness's memory."""
     pending = bytearray()
     try:
         while chunk := stream.read1(_READ_SIZE):  # type: ignore[attr-defined]
@@ -320,8 +358,9 @@ def _read_lines(stream: IO[bytes], lines: queue.Queue[bytes | Crashed]) -> None:
             if len(pending) > MAX_LINE:
                 lines.put(Crashed(f"sent a line longer than {MAX_LINE:,} bytes"))
                 return
-            if lines.qsize() > MAX_UNREAD:
-                lines.put(Crashed(f"wrote more than {MAX_UNREAD} lines nobody asked for"))
+            flood = lines.too_many()
+            if flood is not None:
+                lines.put(Crashed(flood))
                 return
     except (OSError, ValueError):
         pass
