@@ -130,7 +130,13 @@ def test_a_request_it_cannot_answer_is_a_json_error_saying_why(
 ) -> None:
     response = httpx.post(server.base_url + path, json=body, headers=headers, timeout=10)
     assert response.status_code == status
-    assert words in response.json()["error"]["message"]
+    error = response.json()["error"]
+    assert words in error["message"]
+    # The shape of every refusal of serve, on every path: message, type and code.
+    assert error["code"] == error["type"] and error["type"] in {
+        "invalid_request_error",
+        "not_found",
+    }
 
 
 def test_chat_completions_are_served_as_before(server: serve.Running) -> None:

@@ -20,13 +20,13 @@ calls `answer` for a path `wire_of` recognises.
 
 from __future__ import annotations
 
-import json
 import re
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import SplitResult, parse_qs
 
 from .profiles import Suite
+from .serve_input import Refused
 from .wire_recordings import PREFIX, Recording, discover
 
 _API_ROOTS = ("v1", "v1beta", "api", "responses")
@@ -119,26 +119,28 @@ def answer(
     request: Any,
 ) -> None:
     """Answer one POST on `wire` (its body already read and checked by serve): the recording
-    streamed, or a JSON error naming the problem."""
+    streamed, or a `Refused` naming the problem, which serve answers as every refusal."""
     headers = {k.lower(): v for k, v in handler.headers.items()}
     if headers.get("x-toolcall-fault"):
-        _error(handler, 400, "faults are served on chat completions only")
-        return
+        raise _invalid("faults are served on chat completions only")
     problem = request_problem(wire, url, request)
     if problem is not None:
-        _error(handler, 400, problem)
-        return
+        raise _invalid(problem)
     if suite is None:
-        _error(handler, 404, "this server only serves registered bodies (X-Toolcall-Body)")
-        return
+        raise Refused(
+            404, "not_found", "this server only serves registered bodies (X-Toolcall-Body)"
+        )
     try:
         recording = recording_for(
             suite, wire, provider_of(url.path), headers.get("x-toolcall-scenario")
         )
     except NoRecording as exc:
-        _error(handler, 404, str(exc))
-        return
+        raise Refused(404, "not_found", str(exc)) from None
     _stream(handler, recording)
+
+
+def _invalid(message: str) -> Refused:
+    return Refused(400, "invalid_request_error", message)
 
 
 def _stream(handler: BaseHTTPRequestHandler, recording: Recording) -> None:
@@ -155,12 +157,3 @@ def _stream(handler: BaseHTTPRequestHandler, recording: Recording) -> None:
         handler.wfile.flush()
     except (BrokenPipeError, ConnectionResetError):
         handler.close_connection = True
-
-
-def _error(handler: BaseHTTPRequestHandler, status: int, message: str) -> None:
-    data = json.dumps({"error": {"message": message, "type": "invalid_request_error"}}).encode()
-    handler.send_response(status)
-    handler.send_header("Content-Type", "application/json")
-    handler.send_header("Content-Length", str(len(data)))
-    handler.end_headers()
-    handler.wfile.write(data)
