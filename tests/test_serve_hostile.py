@@ -130,6 +130,29 @@ def test_only_the_host_names_it_was_started_for(server: serve.Running, host: str
     assert host.split(":")[0] in error["message"]
 
 
+@pytest.mark.parametrize(
+    ("raw", "status"),
+    [
+        (b"GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n\r\n", 400),
+        (b"GET /v1/models HTTP/1.1\r\n\r\n", 400),
+        (b"GET http://evil.example/v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 421),
+        (b"GET http://u@evil.example:80/v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 421),
+    ],
+    ids=["two-hosts", "no-host", "absolute-form", "absolute-form-userinfo"],
+)
+def test_every_name_a_request_gives_for_the_host_is_checked(
+    server: serve.Running, raw: bytes, status: int
+) -> None:
+    assert error_of(server, raw)[0] == status
+
+
+def test_a_request_line_in_absolute_form_for_a_loopback_name_is_answered(
+    server: serve.Running,
+) -> None:
+    raw = b"GET http://localhost/v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+    assert exchange(server, raw).status == 200
+
+
 @pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "LOCALHOST:1", "[::1]", "[::1]:80"])
 def test_loopback_names_are_answered(server: serve.Running, host: str) -> None:
     response = exchange(server, request("/v1/models", b"", host=host, method="GET"))

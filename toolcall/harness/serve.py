@@ -328,7 +328,8 @@ class _Handler(BaseHTTPRequestHandler):
             return False
         self._body_pending = any(h in self.headers for h in ("Content-Length", "Transfer-Encoding"))
         try:
-            serve_input.check_host(self.headers.get("Host"), self.server.allowed_hosts)
+            hosts = self.headers.get_all("Host") or []
+            serve_input.check_host(hosts, self.path, self.server.allowed_hosts)
         except serve_input.Refused as exc:
             self._refuse(exc)
             return False

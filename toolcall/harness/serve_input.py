@@ -17,6 +17,7 @@ import threading
 from collections.abc import Collection
 from io import BufferedIOBase
 from typing import Any
+from urllib.parse import urlsplit
 
 MAX_BODY_BYTES = 16 * 1024 * 1024
 #: What the bodies being served may take together, read as JSON. A body's length alone does
@@ -77,18 +78,27 @@ def host_name(header: str) -> str:
     return value
 
 
-def check_host(header: str | None, allowed: Collection[str]) -> None:
+def check_host(headers: list[str], target: str, allowed: Collection[str]) -> None:
     """Answer only the names the server was started for: a page on another site that resolves
-    its own name to 127.0.0.1 (DNS rebinding) still sends its own name here."""
-    if header is None:
-        raise _invalid("a Host header is required")
-    if host_name(header) not in allowed:
-        raise Refused(
-            421,
-            "misdirected_request",
-            f"this server answers the host names {sorted(allowed)}, not {header!r} "
-            "(start it with --allow-host to add one)",
-        )
+    its own name to 127.0.0.1 (DNS rebinding) still sends its own name here. Exactly one `Host`
+    is required, and a request line in absolute form (`POST http://name/...`) names a host too,
+    which is checked the same way: a proxy or a server may take either for the host."""
+    if len(headers) != 1:
+        raise _invalid(f"exactly one Host header is required, not {len(headers)}")
+    names = [headers[0]]
+    if not target.startswith("/") and target != "*":
+        authority = urlsplit(target).netloc.rpartition("@")[2]
+        if not authority:
+            raise _invalid("the request target is neither a path nor an absolute URL")
+        names.append(authority)
+    for name in names:
+        if host_name(name) not in allowed:
+            raise Refused(
+                421,
+                "misdirected_request",
+                f"this server answers the host names {sorted(allowed)}, not {name!r} "
+                "(start it with --allow-host to add one)",
+            )
 
 
 def content_length(values: list[str]) -> int:
