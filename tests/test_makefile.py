@@ -29,6 +29,20 @@ def make_help() -> str:
     return done.stdout
 
 
+def dry_run(target: str, *variables: str) -> list[str]:
+    """The commands `make -n target` prints, a continued line joined into one."""
+    done = subprocess.run(
+        ["make", "-n", "--no-print-directory", target, *variables],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.replace("\\\n", " ").splitlines()
+
+
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 def test_make_help_lists_every_phony_target() -> None:
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
@@ -47,17 +61,7 @@ def test_make_record_passes_route_model_and_each_header() -> None:
         "MODEL=kimi alias",
         "HEADER=x-portkey-provider: openai; x-portkey-custom-host: http://127.0.0.1:1/kimi/v1",
     ]
-    done = subprocess.run(
-        ["make", "-n", "--no-print-directory", "record", *variables],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    joined = done.stdout.replace("\\\n", " ")
-    (line,) = [x for x in joined.splitlines() if "toolcall record" in x]
+    (line,) = [x for x in dry_run("record", *variables) if "toolcall record" in x]
     assert "--route portkey" in line and "--model 'kimi alias'" in line
     assert "--header 'x-portkey-provider: openai'" in line
     assert "--header 'x-portkey-custom-host: http://127.0.0.1:1/kimi/v1'" in line
@@ -78,16 +82,7 @@ def test_make_help_shows_every_description_whole_and_within_the_width() -> None:
 
 def _pytest_line(*variables: str) -> str:
     """The pytest command `make test` would run with these variables."""
-    done = subprocess.run(
-        ["make", "-n", "--no-print-directory", "test", *variables],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    (line,) = [x for x in done.stdout.splitlines() if "-m pytest" in x]
+    (line,) = [x for x in dry_run("test", *variables) if "-m pytest" in x]
     return line
 
 

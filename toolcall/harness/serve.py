@@ -374,6 +374,13 @@ class _Handler(BaseHTTPRequestHandler):
             failure = f"the server failed on this request ({type(exc).__name__}: {exc})"
             self._refuse(serve_input.Refused(500, "server_error", failure))
 
+    def _capture(self, headers: dict[str, str], raw: bytes, parsed: Any) -> None:
+        """Keep this request for `GET /_toolcall/requests`: its body only when it is small and
+        shallow enough to keep and to send back as JSON, else its size alone."""
+        kept = len(raw) <= CAPTURED_BODY_BYTES and _nested_within(parsed, CAPTURED_DEPTH)
+        body = parsed if kept else None
+        self.server.catalogue.capture(Received("POST", self.path, headers, body, len(raw)))
+
     def _hold(self, cost: int) -> None:
         """Hold `cost` of the memory budget for this request, in place of what it held."""
         self._held = self.server.memory.hold(self._held, cost)
@@ -420,10 +427,12 @@ class _Handler(BaseHTTPRequestHandler):
         headers = masked(dict(self.headers.items()))
         try:
             request = serve_input.request_object(raw)
-        finally:
-            kept = len(raw) <= CAPTURED_BODY_BYTES
-            parsed = _parsed_or_none(raw) if kept else None
-            self.server.catalogue.capture(Received("POST", self.path, headers, parsed, len(raw)))
+        except serve_input.Refused:
+            # Captured all the same (a JSON array is kept as the array): what arrived is news.
+            small = len(raw) <= CAPTURED_BODY_BYTES
+            self._capture(headers, raw, _parsed_or_none(raw) if small else None)
+            raise
+        self._capture(headers, raw, request if raw else None)
         if wire is not None:
             serve_wires.answer(self, url, self.server.catalogue.suite, wire, request)
             return
@@ -676,12 +685,10 @@ def serving(suite: Suite | None, **options: Any) -> Iterator[Running]:
 
 
 def _parsed_or_none(raw: bytes) -> Any:
-    """The body to capture: its JSON, unless it cannot be read or sent back as JSON."""
     try:
-        value = json.loads(raw) if raw else None
+        return json.loads(raw) if raw else None
     except (ValueError, RecursionError):
         return None
-    return value if _nested_within(value, CAPTURED_DEPTH) else None
 
 
 def _nested_within(value: Any, depth: int) -> bool:

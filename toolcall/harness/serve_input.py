@@ -57,7 +57,8 @@ class Refused(Exception):
         self.message = message
 
 
-def _invalid(message: str) -> Refused:
+def invalid(message: str) -> Refused:
+    """A 400 naming what is wrong with the request."""
     return Refused(400, "invalid_request_error", message)
 
 
@@ -84,12 +85,12 @@ def check_host(headers: list[str], target: str, allowed: Collection[str]) -> Non
     is required, and a request line in absolute form (`POST http://name/...`) names a host too,
     which is checked the same way: a proxy or a server may take either for the host."""
     if len(headers) != 1:
-        raise _invalid(f"exactly one Host header is required, not {len(headers)}")
+        raise invalid(f"exactly one Host header is required, not {len(headers)}")
     names = [headers[0]]
     if not target.startswith("/") and target != "*":
         authority = urlsplit(target).netloc.rpartition("@")[2]
         if not authority:
-            raise _invalid("the request target is neither a path nor an absolute URL")
+            raise invalid("the request target is neither a path nor an absolute URL")
         names.append(authority)
     for name in names:
         if host_name(name) not in allowed:
@@ -105,12 +106,12 @@ def content_length(values: list[str]) -> int:
     """The one length the `Content-Length` headers agree on, within `MAX_BODY_BYTES`."""
     distinct = {value.strip() for value in values}
     if len(distinct) > 1:
-        raise _invalid(f"conflicting Content-Length headers: {sorted(distinct)}")
+        raise invalid(f"conflicting Content-Length headers: {sorted(distinct)}")
     if not distinct:
         return 0
     text = distinct.pop()
     if not _LENGTH.fullmatch(text):
-        raise _invalid(f"Content-Length {text!r} is not a length in bytes")
+        raise invalid(f"Content-Length {text!r} is not a length in bytes")
     length = int(text)
     if length > MAX_BODY_BYTES:
         raise _too_large(f"{length} bytes")
@@ -169,7 +170,7 @@ def read_chunked(stream: BufferedIOBase) -> bytes:
         line = stream.readline(1026)
         size_text = line.split(b";", 1)[0].strip()
         if not line.endswith(b"\n") or not _CHUNK_SIZE.fullmatch(size_text):
-            raise _invalid(f"chunk size line {line[:40]!r} is not a hexadecimal size")
+            raise invalid(f"chunk size line {line[:40]!r} is not a hexadecimal size")
         size = int(size_text, 16)
         if size == 0:
             break
@@ -178,12 +179,12 @@ def read_chunked(stream: BufferedIOBase) -> bytes:
             raise _too_large(f"more than {total} bytes")
         data = stream.read(size)
         if len(data) < size or stream.readline(3) not in (b"\r\n", b"\n"):
-            raise _invalid("a chunk is shorter than its size, or not followed by CRLF")
+            raise invalid("a chunk is shorter than its size, or not followed by CRLF")
         parts.append(data)
     for _line in range(MAX_TRAILER_LINES):
         if stream.readline(1026) in (b"\r\n", b"\n", b""):
             return b"".join(parts)
-    raise _invalid(f"more than {MAX_TRAILER_LINES} trailer lines after the last chunk")
+    raise invalid(f"more than {MAX_TRAILER_LINES} trailer lines after the last chunk")
 
 
 def request_object(raw: bytes) -> dict[str, Any]:
@@ -193,12 +194,12 @@ def request_object(raw: bytes) -> dict[str, Any]:
     try:
         document = json.loads(raw)
     except RecursionError:
-        raise _invalid("the body is nested too deeply to read") from None
+        raise invalid("the body is nested too deeply to read") from None
     except ValueError:  # also UnicodeDecodeError
-        raise _invalid("the body is not JSON") from None
+        raise invalid("the body is not JSON") from None
     if not isinstance(document, dict):
         kind = _JSON_KINDS.get(type(document), type(document).__name__)
-        raise _invalid(f"the body must be a JSON object, not {kind}")
+        raise invalid(f"the body must be a JSON object, not {kind}")
     return document
 
 
@@ -209,7 +210,7 @@ def delay_seconds(header: str | None, default_ms: float) -> float:
     try:
         ms = float(header)
     except ValueError:
-        raise _invalid(f"X-Toolcall-Delay-Ms {header!r} is not a number") from None
+        raise invalid(f"X-Toolcall-Delay-Ms {header!r} is not a number") from None
     if not (math.isfinite(ms) and 0 <= ms <= MAX_DELAY_MS):
-        raise _invalid(f"X-Toolcall-Delay-Ms {header!r} is not between 0 and {MAX_DELAY_MS:g}")
+        raise invalid(f"X-Toolcall-Delay-Ms {header!r} is not between 0 and {MAX_DELAY_MS:g}")
     return ms / 1000

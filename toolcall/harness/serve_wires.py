@@ -26,7 +26,7 @@ from typing import Any
 from urllib.parse import SplitResult, parse_qs
 
 from .profiles import Suite
-from .serve_input import Refused
+from .serve_input import Refused, invalid
 from .wire_recordings import PREFIX, Recording, discover
 
 _API_ROOTS = ("v1", "v1beta", "api", "responses")
@@ -122,10 +122,10 @@ def answer(
     streamed, or a `Refused` naming the problem, which serve answers as every refusal."""
     headers = {k.lower(): v for k, v in handler.headers.items()}
     if headers.get("x-toolcall-fault"):
-        raise _invalid("faults are served on chat completions only")
+        raise invalid("faults are served on chat completions only")
     problem = request_problem(wire, url, request)
     if problem is not None:
-        raise _invalid(problem)
+        raise invalid(problem)
     if suite is None:
         raise Refused(
             404, "not_found", "this server only serves registered bodies (X-Toolcall-Body)"
@@ -137,10 +137,6 @@ def answer(
     except NoRecording as exc:
         raise Refused(404, "not_found", str(exc)) from None
     _stream(handler, recording)
-
-
-def _invalid(message: str) -> Refused:
-    return Refused(400, "invalid_request_error", message)
 
 
 def _stream(handler: BaseHTTPRequestHandler, recording: Recording) -> None:
