@@ -16,9 +16,10 @@ ROOT = Path(__file__).resolve().parents[1]
 WIDTH = 100
 
 
-def make_help() -> str:
+def make(*arguments: str) -> str:
+    """What `make` prints for these arguments in the checkout (it must succeed)."""
     done = subprocess.run(
-        ["make", "-s", "--no-print-directory", "help"],
+        ["make", "--no-print-directory", *arguments],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -29,18 +30,13 @@ def make_help() -> str:
     return done.stdout
 
 
+def make_help() -> str:
+    return make("-s", "help")
+
+
 def dry_run(target: str, *variables: str) -> list[str]:
     """The commands `make -n target` prints, a continued line joined into one."""
-    done = subprocess.run(
-        ["make", "-n", "--no-print-directory", target, *variables],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout.replace("\\\n", " ").splitlines()
+    return make("-n", target, *variables).replace("\\\n", " ").splitlines()
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
