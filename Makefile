@@ -16,7 +16,7 @@ PYTEST_FILTERS := $(if $(PROVIDER),--toolcall-provider $(PROVIDER)) $(if $(SCENA
 # the last ones queued for another, so one long test file does not leave a core idle at the end.
 PYTEST_WORKERS ?= -n auto --maxprocesses 4 --dist worksteal
 
-.PHONY: help test check conformance matrix gateways bench fuzz lint typecheck synthesize record add-provider drift scan clean
+.PHONY: help test check conformance matrix gateways gateways-docs bench fuzz lint typecheck synthesize record add-provider drift scan clean
 
 ## help: list the targets and what each does
 help:
@@ -64,7 +64,7 @@ matrix: $(PEERS_STAMP) $(JS_STAMP)
 		$(if $(PROVIDER),--provider $(PROVIDER)) $(if $(SCENARIO),--scenario $(SCENARIO)) \
 		$(if $(EXTERNAL),--external "$(EXTERNAL)")
 
-## gateways: LiteLLM, Portkey, openai-forward in front of serve (GATEWAY_URL= checks yours)
+## gateways: LiteLLM, Portkey (two ways), openai-forward before serve (GATEWAY_URL= checks yours)
 CLIENTS ?= 1
 gateways: $(STAMP) $(if $(filter 0,$(CLIENTS)),,$(JS_STAMP))
 	@mkdir -p reports
@@ -73,6 +73,10 @@ gateways: $(STAMP) $(if $(filter 0,$(CLIENTS)),,$(JS_STAMP))
 		$(if $(GATEWAY),--gateway $(GATEWAY)) $(if $(SERVE_PORT),--serve-port $(SERVE_PORT)) \
 		$(if $(GATEWAY_URL),--gateway-url $(GATEWAY_URL) --strict) \
 		$(if $(filter 0,$(CLIENTS)),--no-clients)
+
+## gateways-docs: rewrite docs/MATRIX.md's gateway section from the last run (reports/gateways.json)
+gateways-docs: $(STAMP)
+	$(BIN)/toolcall gateways --from-json reports/gateways.json --docs docs/MATRIX.md --markdown reports/gateways.md
 
 ## bench: end-to-end cost as a ratio to stdlib json.loads of the same chunks, peers beside
 bench: $(PEERS_STAMP)

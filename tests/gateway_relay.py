@@ -4,9 +4,10 @@ Events pass byte for byte unless a rewrite applies to them.
 
 It stands in for the real gateways (which `make test` never installs) and does on purpose what
 they were measured doing: drop request fields it does not know (Portkey), insert `index: 0` into
-index-less calls, drop comments and add `[DONE]` (LiteLLM), and keep the client waiting after an
-upstream cut (openai-forward). With no rewrite it is the transparent forwarder the README's "check
-your gateway" recipe asks for. Standard library only, on 127.0.0.1, stopped by the test.
+index-less calls, drop comments, add `[DONE]` and rewrite usage (LiteLLM), keep the client waiting
+after an upstream cut (openai-forward) or end the answer cleanly there (Portkey). With no rewrite
+it is the transparent forwarder the README's "check your gateway" recipe asks for. Standard
+library only, on 127.0.0.1, stopped by the test.
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ class Rewrites:
     drop_comments: bool = False
     add_done: bool = False
     hang_on_cut: float = 0.0  # seconds to keep the client waiting after the upstream broke
+    close_on_cut: bool = False  # end the answer cleanly after the upstream broke
+    usage_total: int | None = None  # rewrite every usage's total_tokens to this
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -76,6 +79,9 @@ class _Handler(BaseHTTPRequestHandler):
         except (http.client.HTTPException, OSError):
             if rewrites.hang_on_cut:
                 time.sleep(rewrites.hang_on_cut)
+            if rewrites.close_on_cut:
+                self.wfile.write(b"0\r\n\r\n")
+                return
             self.close_connection = True
             return
         if rewrites.add_done and not saw_done:
@@ -104,12 +110,16 @@ def _events(answer: http.client.HTTPResponse) -> Iterator[bytes]:
 
 
 def _rewrite(event: bytes, rewrites: Rewrites) -> bytes:
-    if not rewrites.insert_index or not event.startswith(b"data: {"):
+    changes = rewrites.insert_index or rewrites.usage_total is not None
+    if not changes or not event.startswith(b"data: {"):
         return event
     chunk = json.loads(event[len(b"data: ") :])
     for choice in chunk.get("choices") or []:
         for call in (choice.get("delta") or {}).get("tool_calls") or []:
-            call.setdefault("index", 0)
+            if rewrites.insert_index:
+                call.setdefault("index", 0)
+    if rewrites.usage_total is not None and chunk.get("usage"):
+        chunk["usage"]["total_tokens"] = rewrites.usage_total
     return b"data: " + json.dumps(chunk).encode() + b"\n\n"
 
 

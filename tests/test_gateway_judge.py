@@ -50,7 +50,8 @@ def test_the_same_body_is_byte_for_byte_and_its_turn_intact() -> None:
 
 def test_litellm_style_reserialising_is_a_wire_change_not_a_turn_change() -> None:
     """Index inserted into Gemini's index-less calls, `[DONE]` kept, every chunk re-serialised,
-    usage replaced: the assembled turn is the same, so only the wire notes say so."""
+    usage counted anew: the assembled turn is the same, so only the wire notes say so, and the
+    usage verdict gives both counts."""
     raw = body("gemini", "parallel_calls")
     chunks = walk.chunks(raw)
     rewritten = []
@@ -67,8 +68,48 @@ def test_litellm_style_reserialising_is_a_wire_change_not_a_turn_change() -> Non
     changes = judge.wire_changes(raw, through)
     assert "index absent->present" in changes
     assert "chunks re-serialised" in changes
-    assert "usage replaced" in changes or "usage invented" in changes
     assert judge.judge_turn(judge.outcome(raw), judge.outcome(through)) == []
+    usage = judge.judge_usage(raw, through, asked=True)
+    assert usage.verdict == "changed" and usage.failed
+    assert usage.line().startswith("usage changed: provider sent prompt ")
+    assert usage.line().endswith("; client got prompt 1, completion 1, total 2")
+
+
+def with_usage(raw: bytes, usage: dict[str, Any] | None) -> bytes:
+    """The body with every usage replaced by `usage` (None: removed)."""
+    out = []
+    for chunk in walk.chunks(raw):
+        chunk = json.loads(json.dumps(chunk))
+        if "usage" in chunk:
+            if usage is None:
+                del chunk["usage"]
+            elif chunk["usage"]:
+                chunk["usage"] = usage
+        out.append(chunk)
+    return sse(out)
+
+
+def test_usage_is_judged_by_its_counts_and_whether_the_client_asked() -> None:
+    """Gemini 3's usage as the Vertex documentation shows it, with LiteLLM's recount (576 to
+    72) and with `cost` added; the same counts moved or extended pass, counts that differ or
+    never arrive fail, usage the provider never sent is only reported."""
+    raw = body("gemini", "single_call")
+    sent = {"prompt_tokens": 27, "completion_tokens": 45, "total_tokens": 576}
+    direct = with_usage(raw, sent)
+    recount = with_usage(raw, {**sent, "total_tokens": 72, "cost": 0.001})
+    verdict = judge.judge_usage(direct, recount, asked=True)
+    assert verdict.failed and verdict.added == ["cost"]
+    assert "provider sent prompt 27, completion 45, total 576" in verdict.line()
+    assert "client got prompt 27, completion 45, total 72 (fields added: cost)" in verdict.line()
+    extended = judge.judge_usage(direct, with_usage(raw, {**sent, "cost": 0.1}), asked=True)
+    assert extended.verdict is None and not extended.failed and extended.added == ["cost"]
+    dropped = judge.judge_usage(direct, with_usage(raw, None), asked=True)
+    assert dropped.verdict == "dropped" and dropped.failed
+    hidden = judge.judge_usage(direct, with_usage(raw, None), asked=False)
+    assert hidden.verdict == "hidden" and not hidden.failed
+    invented = judge.judge_usage(with_usage(raw, None), direct, asked=True)
+    assert invented.verdict == "invented" and not invented.failed
+    assert judge.judge_usage(raw, raw, asked=True).line().startswith("usage intact: provider")
 
 
 def test_a_renamed_call_or_a_lost_finish_breaks_the_turn() -> None:
@@ -137,15 +178,42 @@ def test_a_client_is_held_against_the_reference_not_against_itself() -> None:
 
     raw = body("glm", "single_call")
     right = clients.reference(judge.outcome(raw), raw)
-    assert right is not None and "call_b6d6a2e173fd8b2d2cba32ab" in right
-    crashed = "crashed: raised TypeError: x"
-    merged = clients.shown([("call_b6d6a2e173fd8b2d2cba32ab", "get_weatherget_weather", "{}")], raw)
-    assert clients.judge("sdk", right, right, right) == (None, None)
-    failure, note = clients.judge("sdk", right, right, merged)
-    assert failure is not None and failure.startswith("sdk made wrong") and note is None
-    failure, note = clients.judge("sdk", right, crashed, merged)
-    assert failure is not None and failure.startswith("sdk made silently wrong")
-    failure, note = clients.judge("sdk", right, crashed, right)
-    assert failure is None and note is not None and note.startswith("sdk repaired")
+    assert right is not None and right.calls[0][0] == "call_b6d6a2e173fd8b2d2cba32ab"
+    crashed = clients.Answer(raised="TypeError: x")
+    merged = clients.Answer(
+        clients.shown([("call_b6d6a2e173fd8b2d2cba32ab", "get_weatherget_weather", "{}")], raw)
+    )
+    assert clients.judge("sdk", right, right, right) is None
+    verdict = clients.judge("sdk", right, right, merged)
+    assert verdict is not None and verdict.failed and verdict.kind == "made wrong"
+    verdict = clients.judge("sdk", right, crashed, merged)
+    assert verdict is not None and verdict.failed and verdict.kind == "made silently wrong"
+    assert verdict.lines("relay") == [
+        "sdk made silently wrong",
+        "straight from serve: raised TypeError (x)",
+        "through relay: returned 1 call without an error: get_weatherget_weather {}",
+        'right: returned 1 call without an error: get_weather {"city":"Lisbon","unit":"celsius"}',
+    ]
+    verdict = clients.judge("sdk", right, crashed, right)
+    assert verdict is not None and not verdict.failed and verdict.kind == "repaired"
     made_up = clients.shown([("e1obA2HdJ9SnGxX3", "get_weather", "{}")], raw)
     assert made_up == clients.shown([("jDCwWUs2hR5lZ2rb", "get_weather", "{}")], raw)
+
+
+def test_a_fault_made_silent_fails_and_another_exception_is_a_note() -> None:
+    from toolcall.harness.gateways import clients
+
+    raised = clients.Answer(raised="APIConnectionError: Connection error.")
+    truncated = clients.Answer((("call_1", "get_weather", '{"city": "Lisbon",'),))
+    verdict = clients.judge_fault("sdk", raised, truncated)
+    assert verdict is not None and verdict.failed and verdict.kind == "made silently wrong"
+    assert verdict.lines("relay")[2] == (
+        'through relay: returned 1 call without an error: get_weather {"city": "Lisbon", (not JSON)'
+    )
+    other = clients.Answer(raised="InternalServerError: Error code: 500")
+    note = clients.judge_fault("sdk", raised, other)
+    assert note is not None and not note.failed and note.kind == "changed"
+    same_kind = clients.Answer(raised="APIConnectionError: another message")
+    assert clients.judge_fault("sdk", raised, same_kind) is None
+    reported = clients.Answer(error="finish_reason length")
+    assert clients.judge_fault("sdk", reported, truncated) is not None

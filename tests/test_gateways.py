@@ -61,10 +61,11 @@ def test_a_rewriting_relay_is_judged_field_by_field() -> None:
     cut = by_target[("single_call", "cut")]
     assert cut.fault is not None and cut.fault.startswith("hang"), cut.fault
     assert by_target[("single_call", "429")].passed and by_target[("single_call", "500")].passed
-    table = report.text([run])
+    table = report.text(report.document([run]))
     assert re.search(r"^glm .*REQ", table, re.MULTILINE), table
     assert "request: stripped tool_stream" in table
     assert "HANG glm/single_call [cut]" in table
+    assert "fix: set a read timeout in the client" in table
     document = report.document([run])
     assert document["gateways"][0]["name"] == "relay"
 
@@ -79,7 +80,7 @@ def test_a_gateway_that_cannot_start_is_unavailable_with_the_reason(tmp_path: Pa
     with serve.serving(SUITE) as served:
         run = run_gateway(Broken("http://127.0.0.1:9", "broken"), served, [], tmp_path)
     assert run.unavailable is not None and "config missing" in run.unavailable
-    assert "unavailable: did not start" in report.text([run])
+    assert "unavailable: did not start" in report.text(report.document([run]))
 
 
 def readme_recipe() -> str:
@@ -143,6 +144,6 @@ def test_an_http_client_that_merges_calls_through_the_gateway_is_a_client_findin
     (result,) = run.results
     assert result.turn == [] and "index absent->present" in result.wire
     assert report.mark(result) == "CLIENT" and not result.passed
-    (difference,) = result.clients
-    assert difference.startswith("openai-sdk-http made silently wrong: direct crashed: raised")
-    assert "get_weatherget_weather" in difference
+    (difference,) = result.client_failures
+    assert difference.kind == "made silently wrong" and difference.direct.raised is not None
+    assert "get_weatherget_weather" in difference.through.describe()

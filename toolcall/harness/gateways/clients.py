@@ -4,18 +4,25 @@ from `toolcall serve` directly.
 The turn judge says whether the stream still carries the same turn; an application, though,
 reads it through its SDK, whose accumulator may take a gateway's rewrite differently (LiteLLM's
 `index: 0` on Gemini's index-less calls is harmless to this library and fatal to a client that
-keys calls by index). Each client is run twice per stream, straight from serve and through the
-gateway, and both are held against this library's turn for the same bytes: the gateway fails
-when it makes a client wrong that was right, or silently wrong where it failed loudly; any other
-difference (a gateway repairing what the client gets wrong on its own) is a note. What the client
-does wrong by itself is `make matrix`'s business, not the gateway's. The direct answers are the
-same for every gateway, so they are kept and asked once.
+keys calls by index), and whose error handling decides whether a broken stream is noticed at all
+(a cut that serve ends by dropping the connection makes the openai SDK raise; the same cut closed
+cleanly by a gateway hands the application truncated arguments and no error). Each client is
+therefore run twice per stream, faults included, straight from serve and through the gateway.
+
+A stream is judged against this library's turn for the same bytes; a fault against the only
+right answer there is, an error the application sees. The gateway fails when it makes a client
+wrong that was right, or silently wrong where it failed loudly: the worst a route can do. Any
+other difference (a gateway repairing what the client gets wrong on its own, another exception
+for the same fault) is a note. What the client does wrong by itself is `make matrix`'s business,
+not the gateway's. The direct answers are the same for every gateway, so they are kept and
+asked once.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..peers import Assembled, Unavailable
@@ -26,6 +33,7 @@ from .judge import Outcome
 
 class Client(Protocol):
     name: str
+    version: str
 
     def fetch(self, job: Mapping[str, Any]) -> Assembled: ...
 
@@ -35,6 +43,9 @@ FACTORIES: dict[str, Callable[[], Client]] = {
     "openai-node": openai_node,
     "vercel-ai": vercel_ai,
 }
+
+#: How an id the stream never carried is shown: the Vercel AI SDK makes one up per run.
+GENERATED = "<generated>"
 
 
 def available() -> tuple[list[Client], dict[str, str]]:
@@ -49,52 +60,89 @@ def available() -> tuple[list[Client], dict[str, str]]:
     return found, missing
 
 
+@dataclass(frozen=True)
+class Answer:
+    """What one client handed the application: its calls (id, name, arguments parsed where they
+    are JSON), the error it reported about the stream, or the exception it raised."""
+
+    calls: tuple[tuple[str, str, Any], ...] = ()
+    error: str | None = None
+    raised: str | None = None
+
+    @property
+    def loud(self) -> bool:
+        """Whether the application learns that something went wrong."""
+        return self.error is not None or self.raised is not None
+
+    def describe(self) -> str:
+        """One readable phrase: `raised APIConnectionError (Connection error.)`, or `returned
+        1 call without an error: get_weather {"city": "Lisbon", (not JSON)`."""
+        if self.raised is not None:
+            kind, _, message = self.raised.partition(": ")
+            return f"raised {kind}" + (f" ({message})" if message else "")
+        calls = "; ".join(_call(name, arguments) for _id, name, arguments in self.calls)
+        count = f"{len(self.calls)} call{'' if len(self.calls) == 1 else 's'}"
+        said = f"reported {self.error!r}" if self.error else "without an error"
+        return f"returned {count} {said}" + (f": {calls}" if calls else "")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "calls": [list(call) for call in self.calls],
+            "error": self.error,
+            "raised": self.raised,
+        }
+
+
+def _call(name: str, arguments: Any) -> str:
+    if isinstance(arguments, str):
+        return f"{name} {arguments} (not JSON)"
+    return f"{name} {json.dumps(arguments, ensure_ascii=False, separators=(',', ':'))}"
+
+
 def answer(
     client: Client,
     base_url: str,
     headers: Mapping[str, str],
     request: Mapping[str, Any],
     body: bytes,
-) -> str:
-    """The client's result as one comparable line: its calls (id, name, parsed arguments) and
-    its error, or how it crashed. An id that is not in the stream's `body` was made up by the
-    client (the Vercel AI SDK does, for a call without one) and differs on every run, so it
-    reads `<generated>`."""
+) -> Answer:
+    """Run the client on one request. An id that is not in the stream's `body` was made up by
+    the client and differs on every run, so it reads `<generated>`."""
     job = {"base_url": base_url, "headers": dict(headers), "request": dict(request)}
     try:
         assembled = client.fetch(job)
     except Crashed as exc:
-        return f"{CRASHED}{exc}"
+        return Answer(raised=_first(str(exc)) or type(exc).__name__)
     except Exception as exc:  # a client's own exception (a connection error in its SDK)
-        first = str(exc).splitlines()[0] if str(exc) else ""
-        return f"{CRASHED}raised {type(exc).__name__}: {first}"
+        first = _first(str(exc))
+        return Answer(raised=f"{type(exc).__name__}: {first}" if first else type(exc).__name__)
     calls = [(c.id, c.name, c.arguments) for c in assembled.calls]
-    return shown(calls, body) + (f"{ERROR}{assembled.error}" if assembled.error else "")
+    return Answer(shown(calls, body), error=assembled.error)
 
 
-CRASHED = "crashed: "
-ERROR = " error: "
+def _first(text: str, limit: int = 160) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
-def shown(calls: Sequence[tuple[str, str, str]], body: bytes) -> str:
-    """Calls as canonical JSON: ids the stream never carried become `<generated>`."""
-    listed = [
-        [ident if ident and ident.encode() in body else "<generated>", name, _parsed(arguments)]
+def shown(calls: Sequence[tuple[str, str, str]], body: bytes) -> tuple[tuple[str, str, Any], ...]:
+    """Calls as compared: ids the stream never carried are `<generated>`, arguments parsed."""
+    return tuple(
+        (ident if ident and ident.encode() in body else GENERATED, name, _parsed(arguments))
         for ident, name, arguments in calls
-    ]
-    return json.dumps(listed, ensure_ascii=False, sort_keys=True)
+    )
 
 
-def reference(direct: Outcome, body: bytes) -> str | None:
-    """What a correct client assembles from the stream, as `answer` shows it (this library's
-    turn); None when the stream itself is bad, where no single answer is right."""
+def reference(direct: Outcome, body: bytes) -> Answer | None:
+    """What a correct client hands over for the stream (this library's turn); None when the
+    stream itself is bad, where no single answer is right."""
     if direct.turn is None:
         return None
     calls = [
         (c["id"], c["name"], json.dumps(c["arguments"], ensure_ascii=False))
         for c in direct.turn["tool_calls"]
     ]
-    return shown(calls, body)
+    return Answer(shown(calls, body))
 
 
 def _parsed(arguments: str) -> Any:
@@ -104,26 +152,66 @@ def _parsed(arguments: str) -> Any:
         return arguments
 
 
-def judge(name: str, right: str | None, direct: str, through: str) -> tuple[str | None, str | None]:
-    """(failure, note) for one client on one stream. A failure is the gateway making the client
-    wrong where it was right, or silently wrong where it failed loudly (a crash or an error it
-    raised, which an application notices); a note is any other change, such as a gateway
-    repairing what the client got wrong on its own."""
+@dataclass(frozen=True)
+class Verdict:
+    """One client on one stream: `failure` (the gateway made it wrong) or a `note` (another
+    difference), each with the evidence: what it did straight from serve, through the gateway,
+    and what was right."""
+
+    client: str
+    kind: str  # "made wrong", "made silently wrong", "repaired", "changed"
+    direct: Answer
+    through: Answer
+    right: Answer | None
+    failed: bool
+
+    def lines(self, gateway: str) -> list[str]:
+        """The evidence, one line each: the verdict, then what happened on each route."""
+        out = [f"{self.client} {self.kind}", f"straight from serve: {self.direct.describe()}"]
+        out.append(f"through {gateway}: {self.through.describe()}")
+        if self.right is not None and self.right not in (self.direct, self.through):
+            out.append(f"right: {self.right.describe()}")
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "client": self.client,
+            "verdict": self.kind,
+            "failed": self.failed,
+            "direct": self.direct.to_json(),
+            "through": self.through.to_json(),
+            "right": self.right.to_json() if self.right is not None else None,
+        }
+
+
+def judge(name: str, right: Answer | None, direct: Answer, through: Answer) -> Verdict | None:
+    """One client on one normal stream; None when the gateway changed nothing it hands over."""
     if direct == through:
-        return None, None
-    seen = f"direct {_cut(direct)}, through {_cut(through)}"
-    if right is None:
-        return None, f"{name} changed: {seen}"
-    if through == right:
-        return None, f"{name} repaired: {seen}"
-    if direct == right:
-        return f"{name} made wrong: {seen}", None
-    loud = direct.startswith(CRASHED) or ERROR in direct
-    quiet = not through.startswith(CRASHED) and ERROR not in through
-    if loud and quiet:
-        return f"{name} made silently wrong: {seen}", None
-    return None, f"{name} changed: {seen}"
+        return None
+    if right is not None and through == right:
+        return Verdict(name, "repaired", direct, through, right, failed=False)
+    if right is not None and direct == right:
+        return Verdict(name, "made wrong", direct, through, right, failed=True)
+    if direct.loud and not through.loud:
+        return Verdict(name, "made silently wrong", direct, through, right, failed=True)
+    return Verdict(name, "changed", direct, through, right, failed=False)
 
 
-def _cut(text: str, limit: int = 200) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+def judge_fault(name: str, direct: Answer, through: Answer) -> Verdict | None:
+    """One client on a fault upstream, where the right answer is an error the application sees.
+    Silence through the gateway where serve's fault made the client raise or report is the
+    failure; the same fault reaching the client as another exception is a note (an application
+    that retries on a rate limit may key on it); messages (bodies rewrapped) are not compared."""
+    if direct.loud and not through.loud:
+        return Verdict(name, "made silently wrong", direct, through, None, failed=True)
+    if not direct.loud and through.loud:
+        return Verdict(name, "repaired", direct, through, None, failed=False)
+    if _kind(direct) != _kind(through):
+        return Verdict(name, "changed", direct, through, None, failed=False)
+    return None
+
+
+def _kind(answer: Answer) -> str:
+    if answer.raised is not None:
+        return "raised " + answer.raised.partition(":")[0]
+    return "reported" if answer.error is not None else "silent"

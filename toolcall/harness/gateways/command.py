@@ -3,14 +3,25 @@
 Exit status: 0 when the table was made (a gateway's changes are findings, not errors of the
 run, and a gateway that will not install is listed as unavailable), 1 with `--strict` when any
 stream failed, which is how a user gates on their own gateway (`make gateways GATEWAY_URL=...`).
+
+`--from-json` renders a run written before (`--json`) instead of making one, and `--docs`
+rewrites the gateway section of docs/MATRIX.md from it (`make gateways-docs`): the published
+tables come from a run, dated and with its versions, never from an edit by hand.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable, Sequence
+import platform
+import shutil
+import subprocess
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timezone
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as installed_version
 from pathlib import Path
+from typing import Any
 
 from .. import serve
 from ..profiles import Suite
@@ -24,7 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--gateway",
         action="append",
         default=[],
-        help="check only this built-in gateway (litellm, portkey, openai-forward); repeatable",
+        help="check only this built-in gateway (litellm, portkey, portkey-providers, "
+        "openai-forward); repeatable",
     )
     parser.add_argument(
         "--gateway-url",
@@ -40,6 +52,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--markdown", type=Path, help="write the report as Markdown here")
     parser.add_argument("--json", type=Path, help="write the report as JSON here")
     parser.add_argument("--strict", action="store_true", help="exit 1 when any stream failed")
+    parser.add_argument(
+        "--from-json",
+        type=Path,
+        help="make no run: render the run a previous --json wrote (for --markdown, --docs)",
+    )
+    parser.add_argument(
+        "--docs",
+        type=Path,
+        help="rewrite the generated gateway section of this file (docs/MATRIX.md) from the run",
+    )
     parser.add_argument(
         "--no-clients",
         action="store_true",
@@ -65,11 +87,12 @@ def check(
     provider: str | None = None,
     scenario: str | None = None,
     say: Callable[[str], None] = print,
-    with_clients: bool = True,
+    runner: Clients | None = None,
 ) -> list[GatewayRun]:
-    """Serve the suite, run each gateway over every case, stop everything started."""
+    """Serve the suite, run each gateway over every case (with `runner`'s HTTP clients, none
+    by default), stop everything started."""
     todo = cases(suite, provider=provider, scenario=scenario)
-    runner = Clients(*clients.available()) if with_clients else Clients()
+    runner = runner or Clients()
     with process.terminating(), serve.serving(suite, port=serve_port) as running:
         say(f"toolcall serve on {running.base_url}: {len(todo)} streams per gateway")
         return [
@@ -77,12 +100,50 @@ def check(
         ]
 
 
+def about(
+    runner: Clients, *, provider: str | None, scenario: str | None, gateways: Sequence[str]
+) -> dict[str, Any]:
+    """When the run was made, with what, over what: what docs/MATRIX.md says above its tables."""
+    try:
+        ours = installed_version("toolcall")
+    except PackageNotFoundError:
+        ours = "(not installed)"
+    chosen = {"provider": provider, "scenario": scenario, "gateway": list(gateways)}
+    return {
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "toolcall": ours,
+        "python": platform.python_version(),
+        "node": _node_version(),
+        "clients": {c.name: c.version for c in runner.available},
+        "selection": {k: v for k, v in chosen.items() if v},
+    }
+
+
+def _node_version() -> str:
+    node = shutil.which("node")
+    if node is None:
+        return "not installed"
+    try:
+        done = subprocess.run([node, "--version"], capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return "(version unknown)"
+    return done.stdout.decode("utf-8", "replace").strip() or "(version unknown)"
+
+
 def main(suite: Suite, args: argparse.Namespace) -> int:
+    if args.from_json:
+        try:
+            document = json.loads(args.from_json.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            print(f"error: cannot read the run {args.from_json}: {exc}")
+            return 2
+        return _write(document, args, failed=False)
     try:
         gateways = chosen(args)
     except ValueError as exc:
         print(f"error: {exc}")
         return 2
+    runner = Clients(*clients.available()) if not args.no_clients else Clients()
     try:
         runs = check(
             suite,
@@ -90,17 +151,32 @@ def main(suite: Suite, args: argparse.Namespace) -> int:
             serve_port=args.serve_port,
             provider=args.provider,
             scenario=args.scenario,
-            with_clients=not args.no_clients,
+            runner=runner,
         )
     except KeyboardInterrupt:
         print("interrupted: every gateway this run started has been stopped")
         return 130
-    print(report.text(runs), end="")
+    names = [g.name for g in gateways] if args.gateway or args.gateway_url else []
+    made = about(runner, provider=args.provider, scenario=args.scenario, gateways=names)
+    document = report.document(runs, made)
+    failed = any(not r.passed for run in runs for r in run.results)
+    return _write(document, args, failed=failed or any(run.unavailable for run in runs))
+
+
+def _write(document: Mapping[str, Any], args: argparse.Namespace, *, failed: bool) -> int:
+    print(report.text(document), end="")
     if args.markdown:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(report.markdown(runs), encoding="utf-8")
+        heading = "# Gateways in front of `toolcall serve`\n\n"
+        args.markdown.write_text(heading + report.markdown(document), encoding="utf-8")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(report.document(runs), indent=2) + "\n", encoding="utf-8")
-    failed = any(not r.passed for run in runs for r in run.results)
-    return 1 if args.strict and (failed or any(run.unavailable for run in runs)) else 0
+        args.json.write_text(json.dumps(document, indent=2) + "\n", encoding="utf-8")
+    if args.docs:
+        try:
+            args.docs.write_text(report.replace_section(args.docs, document), encoding="utf-8")
+        except (OSError, report.SectionMissing) as exc:
+            print(f"error: {exc}")
+            return 2
+        print(f"wrote the gateway section of {args.docs}")
+    return 1 if args.strict and failed else 0

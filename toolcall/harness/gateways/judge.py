@@ -9,9 +9,12 @@ gateway (the cassette's body, served directly, and the request the client sent):
 - the turn, strictly: the same calls (ids, names, parsed arguments, count and order,
   `extra_content`), the same reasoning, content and finish_reason, as this library assembles them.
   This is a failure when it differs: the application would act on a different turn.
-- the wire: what changed on the way that a correct client may ignore (usage, comments, `[DONE]`,
+- the wire: what changed on the way that a correct client may ignore (comments, `[DONE]`,
   indices, ids, how the text is cut into chunks). Reported, never failed, because a route is
   allowed to re-serialise; the point is to know it did.
+- usage, where the client asked for it: the token counts that reached the client beside the ones
+  the provider sent. Counts an application bills with that differ, or never arrive, fail; usage
+  the provider never sent (a gateway's own estimate) is reported with its numbers.
 - a fault upstream (`cut`, `429`, `500`): the client must learn of it, as an error status, a
   broken connection or a turn that does not finish, within a bound. A hang, or a 200 with nothing
   in it, leaves an application waiting or believing the model said nothing.
@@ -149,7 +152,6 @@ def wire_changes(direct: bytes, through: bytes) -> list[str]:
         changes.append("comments added")
     if before.done != after.done:
         changes.append("[DONE] added" if after.done else "[DONE] dropped")
-    changes += _usage_changes(before, after)
     ours, theirs = fingerprint.observe_stream(before), fingerprint.observe_stream(after)
     for quirk in ("index", "later_id", "later_name", "later_type", "calls_per_chunk"):
         a, b = ours.quirks.get(quirk), theirs.quirks.get(quirk)
@@ -162,21 +164,94 @@ def wire_changes(direct: bytes, through: bytes) -> list[str]:
     return changes or ["same chunks, different bytes"]
 
 
-def _usage_changes(before: walk.Stream, after: walk.Stream) -> list[str]:
-    a, b = _usages(before), _usages(after)
-    if a == b:
-        return []
-    if not a:
-        return ["usage invented"]
-    if not b:
-        return ["usage dropped"]
-    return ["usage replaced"]
+#: The token counts compared; other usage fields (details, `cost`) are listed when added.
+TOKENS = ("prompt_tokens", "completion_tokens", "total_tokens")
 
 
-def _usages(stream: walk.Stream) -> list[Any]:
-    found = [v.chunk["usage"] for v in stream.chunks if v.chunk.get("usage")]
-    found += [v.choice["usage"] for v in stream.chunks if v.choice and v.choice.get("usage")]
+@dataclass(frozen=True)
+class Usage:
+    """The usage the provider sent and the usage that reached the client (the last one each
+    stream carries, on the chunk or in its choice), for a client that asked or not."""
+
+    sent: Mapping[str, Any] | None
+    got: Mapping[str, Any] | None
+    asked: bool
+
+    @property
+    def verdict(self) -> str | None:
+        """None when the client got the provider's counts, else `changed`, `dropped` (asked
+        for and sent, never arrived), `hidden` (the same, for a client that did not ask) or
+        `invented` (the provider sent none)."""
+        if self.sent is None and self.got is None:
+            return None
+        if self.got is None:
+            return "dropped" if self.asked else "hidden"
+        if self.sent is None:
+            return "invented"
+        return None if _counts(self.sent) == _counts(self.got) else "changed"
+
+    @property
+    def failed(self) -> bool:
+        """Counts an application bills with are wrong, or missing although it asked."""
+        return self.verdict in ("changed", "dropped")
+
+    @property
+    def added(self) -> list[str]:
+        """Fields the client got that the provider never sent (LiteLLM's `cost`)."""
+        if self.sent is None or self.got is None:
+            return []
+        return sorted(k for k in self.got if k not in self.sent)
+
+    def line(self) -> str:
+        """`usage changed: provider sent prompt 27, completion 45, total 576; client got ...`"""
+        label = f"usage {self.verdict}" if self.verdict else "usage intact"
+        extra = f" (fields added: {', '.join(self.added)})" if self.added else ""
+        return f"{label}: provider sent {_shown(self.sent)}; client got {_shown(self.got)}{extra}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "verdict": self.verdict,
+            "asked": self.asked,
+            "sent": _counts(self.sent) if self.sent is not None else None,
+            "got": _counts(self.got) if self.got is not None else None,
+            "added": self.added,
+        }
+
+
+def judge_usage(direct: bytes, through: bytes, *, asked: bool) -> Usage:
+    """The last usage of each body; an unreadable body counts as none."""
+    return Usage(_last_usage(direct), _last_usage(through), asked)
+
+
+def asks_usage(request: Mapping[str, Any]) -> bool:
+    options = request.get("stream_options")
+    return isinstance(options, Mapping) and options.get("include_usage") is True
+
+
+def _last_usage(body: bytes) -> Mapping[str, Any] | None:
+    try:
+        stream = walk.read(body)
+    except walk.UnreadableStream:
+        return None
+    found: Mapping[str, Any] | None = None
+    for view in stream.chunks:
+        for usage in (view.chunk.get("usage"), (view.choice or {}).get("usage")):
+            if isinstance(usage, Mapping) and usage:
+                found = usage
     return found
+
+
+def _counts(usage: Mapping[str, Any] | None) -> dict[str, Any]:
+    return {k: usage[k] for k in TOKENS if usage is not None and k in usage}
+
+
+def _shown(usage: Mapping[str, Any] | None) -> str:
+    if usage is None:
+        return "none"
+    counts = _counts(usage)
+    if not counts:
+        return "usage without token counts"
+    return ", ".join(f"{k.removesuffix('_tokens')} {v}" for k, v in counts.items())
 
 
 def _chunk_ids(stream: walk.Stream) -> list[Any]:

@@ -6,7 +6,11 @@ so what the suite measures is what a user of the defaults gets:
 - LiteLLM proxy: one `model_list` entry per stream (`openai/<model>` at `api_base` the stream's
   path on `toolcall serve`); it refuses to start without a master key, so a random one is made per
   run; `LITELLM_LOCAL_MODEL_COST_MAP` keeps it from fetching its price list from the network.
-- Portkey gateway: provider `openai` with `x-portkey-custom-host` set to the stream's path. npm
+- Portkey gateway: provider `openai` with `x-portkey-custom-host` set to the stream's path; and,
+  as `portkey-providers`, each vendor's own named provider (`deepseek`, `zhipu`, `moonshot`,
+  `dashscope`, `x-ai`), which users pick to get Portkey's handling of that vendor, pointed at serve
+  with the same header (Portkey takes `x-portkey-custom-host` before a provider's own base URL,
+  then appends the provider's endpoint path). npm
   resolves `@hono/node-server` 1.19, with which every streamed request fails (`TypeError:
   immutable`, Portkey-AI/gateway issues 1389 and 1550), so `gateways/portkey/package.json` pins
   1.13.8 through `overrides`. It listens on every interface with no option to choose; the
@@ -75,6 +79,13 @@ class Launch:
 class Gateway(Protocol):
     name: str
     version: str
+    #: how a client reaches an upstream through it, as the report says
+    how: str
+
+    def cannot_route(self, provider: str) -> str | None:
+        """Why this gateway, as configured here, has no route to `provider`'s streams; None
+        when it has one."""
+        ...
 
     def install(self, root: Path) -> Path:
         """The gateway's home folder, installed (`Unavailable` with the reason if it cannot be)."""
@@ -89,9 +100,15 @@ def _local(port: int) -> str:
     return f"http://{HOST}:{port}"
 
 
-class LiteLLM:
+class _RoutesEveryProvider:
+    def cannot_route(self, provider: str) -> str | None:
+        return None
+
+
+class LiteLLM(_RoutesEveryProvider):
     name = "litellm"
     version = "1.108.7"
+    how = "one `model_list` entry per stream, `openai/<model>` at `api_base` on serve"
     pin = Pin(name, version, pip=(f"litellm[proxy]=={version}",))
 
     def __init__(self) -> None:
@@ -131,9 +148,10 @@ class LiteLLM:
         )
 
 
-class Portkey:
+class Portkey(_RoutesEveryProvider):
     name = "portkey"
     version = "1.15.2"
+    how = "`x-portkey-provider: openai` with `x-portkey-custom-host` on serve"
     pin = Pin(name, version, npm_folder=PORTKEY_FOLDER)
 
     def install(self, root: Path) -> Path:
@@ -149,20 +167,63 @@ class Portkey:
         return Launch(command, port, {}, home)
 
     def target(self, launch: Launch, serve_url: str, route: Route) -> Target:
-        return Target(
-            f"{_local(launch.port)}/v1",
-            route.model,
-            {
-                "Authorization": "Bearer anything",
-                "x-portkey-provider": "openai",
-                "x-portkey-custom-host": serve_url + route.path,
-            },
-        )
+        return self._target(launch, route, "openai", serve_url + route.path)
+
+    @staticmethod
+    def _target(launch: Launch, route: Route, provider: str, host: str) -> Target:
+        headers = {
+            "Authorization": "Bearer anything",
+            "x-portkey-provider": provider,
+            "x-portkey-custom-host": host,
+        }
+        return Target(f"{_local(launch.port)}/v1", route.model, headers)
 
 
-class OpenAIForward:
+#: The suite's providers by the name Portkey 1.15.2 gives its own provider for each vendor.
+PORTKEY_PROVIDERS = {
+    "deepseek": "deepseek",
+    "glm": "zhipu",
+    "kimi": "moonshot",
+    "qwen": "dashscope",
+    "grok": "x-ai",
+}
+#: Why the others have no named provider to check here.
+PORTKEY_NO_PROVIDER = {
+    "openai": "its named provider is `openai`, which the `portkey` run checks",
+    "doubao": "Portkey 1.15.2 has no provider for Volcengine Ark",
+    "gemini": "Portkey's `google` provider speaks Gemini's own API, not chat completions",
+}
+
+
+class PortkeyProviders(Portkey):
+    """Portkey with each vendor's own provider: its request and stream transforms run, which
+    the `openai` provider leaves out."""
+
+    name = "portkey-providers"
+    how = (
+        "each vendor's own `x-portkey-provider` ("
+        + ", ".join(f"{k}: `{v}`" for k, v in PORTKEY_PROVIDERS.items())
+        + ") with `x-portkey-custom-host` on serve"
+    )
+
+    def cannot_route(self, provider: str) -> str | None:
+        if provider in PORTKEY_PROVIDERS:
+            return None
+        return PORTKEY_NO_PROVIDER.get(provider, "Portkey has no provider of that name")
+
+    def target(self, launch: Launch, serve_url: str, route: Route) -> Target:
+        """The custom host stops before `/v1`: each provider appends its own endpoint path
+        (`/v1/chat/completions` for `deepseek`, `/chat/completions` for the others), and
+        serve takes the path with or without `/v1`."""
+        provider = route.path.strip("/").split("/")[0]
+        host = serve_url + route.path.removesuffix("/v1")
+        return self._target(launch, route, PORTKEY_PROVIDERS[provider], host)
+
+
+class OpenAIForward(_RoutesEveryProvider):
     name = "openai-forward"
     version = "0.8.1"
+    how = "one forward route `/` to serve"
     pin = Pin(name, version, pip=(f"openai-forward=={version}", "pyyaml==6.0.4"))
 
     def install(self, root: Path) -> Path:
@@ -188,10 +249,11 @@ class OpenAIForward:
         return Target(_local(launch.port) + route.path, route.model)
 
 
-class ByURL:
+class ByURL(_RoutesEveryProvider):
     """A gateway somebody else runs, which forwards every path to `toolcall serve` unchanged."""
 
     version = "(yours)"
+    how = "every path forwarded to serve"
 
     def __init__(self, url: str, name: str = "url") -> None:
         self.url = url.rstrip("/")
@@ -208,7 +270,7 @@ class ByURL:
 
 
 def builtin() -> list[Gateway]:
-    return [LiteLLM(), Portkey(), OpenAIForward()]
+    return [LiteLLM(), Portkey(), PortkeyProviders(), OpenAIForward()]
 
 
 def child_environment(extra: Mapping[str, str]) -> dict[str, str]:

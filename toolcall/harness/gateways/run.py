@@ -22,10 +22,11 @@ import httpx
 
 from .. import cassettes, published, serve
 from ..peers import Unavailable
-from ..profiles import Suite
+from ..profiles import Cell, Provider, Suite
 from . import judge, process
-from .clients import Client, answer, reference
+from .clients import Answer, Client, Verdict, answer, reference
 from .clients import judge as judge_client
+from .clients import judge_fault as judge_client_fault
 from .known import Gateway, Launch, Route, child_environment
 
 FAULTS = ("cut", "429", "500")
@@ -77,25 +78,36 @@ class StreamResult:
     wire: list[str] = field(default_factory=list)
     fault: str | None = None
     error: str | None = None
-    #: HTTP clients the gateway made wrong (failures), and other changes in what they assembled
-    clients: list[str] = field(default_factory=list)
-    client_notes: list[str] = field(default_factory=list)
+    usage: judge.Usage | None = None
+    #: what each HTTP client did differently through the gateway (failures and notes)
+    clients: list[Verdict] = field(default_factory=list)
+    #: why the clients were not run on this stream (the gateway never ended the exchange)
+    clients_skipped: str | None = None
+
+    @property
+    def client_failures(self) -> list[Verdict]:
+        return [v for v in self.clients if v.failed]
 
     @property
     def passed(self) -> bool:
-        if self.error:
+        if self.error or self.client_failures:
             return False
         if self.case.fault:
             return self.fault is None
         intact = self.request is None or self.request.intact
-        return not self.turn and intact and not self.clients
+        usage = self.usage is None or not self.usage.failed
+        return not self.turn and intact and usage
 
 
 @dataclass
 class GatewayRun:
     name: str
     version: str
+    #: how clients reach the upstream through it (which provider setting, which headers)
+    how: str = ""
     unavailable: str | None = None
+    #: providers this gateway cannot route the way it is checked here, with why
+    skipped: dict[str, str] = field(default_factory=dict)
     results: list[StreamResult] = field(default_factory=list)
     #: the HTTP clients run through it, and the ones that could not run here with why
     clients: list[str] = field(default_factory=list)
@@ -109,7 +121,7 @@ class Clients:
 
     available: list[Client] = field(default_factory=list)
     unavailable: dict[str, str] = field(default_factory=dict)
-    direct: dict[tuple[str, str, str], str] = field(default_factory=dict)
+    direct: dict[tuple[str, str, str, str | None], Answer] = field(default_factory=dict)
 
 
 def cases(suite: Suite, *, provider: str | None = None, scenario: str | None = None) -> list[Case]:
@@ -119,21 +131,33 @@ def cases(suite: Suite, *, provider: str | None = None, scenario: str | None = N
         if cell.not_applicable:
             continue
         body = _body(cassettes.cassette_path(suite.cassettes, p.key, cell.scenario))
-        out.append(Case(p.key, cell.scenario, None, suite.request_body(p, cell), body))
+        out.append(Case(p.key, cell.scenario, None, client_request(suite, p, cell), body))
     if scenario is None:
         for recording in published.discover(suite.cassettes, provider):
-            cell = suite.providers[recording.provider].cells[PUBLISHED_SCENARIO]
-            request = suite.request_body(suite.providers[recording.provider], cell)
+            chosen = suite.providers[recording.provider]
+            request = client_request(suite, chosen, chosen.cells[PUBLISHED_SCENARIO])
             target = f"{published.PUBLISHED}/{recording.stem}"
             out.append(Case(recording.provider, target, None, request, _body(recording.path)))
         for p, _s, cell in suite.cells(provider, FAULT_SCENARIO):
             if cell.not_applicable:
                 continue
-            request = suite.request_body(p, cell)
+            request = client_request(suite, p, cell)
             body = _body(cassettes.cassette_path(suite.cassettes, p.key, cell.scenario))
             for fault in FAULTS:
                 out.append(Case(p.key, cell.scenario, fault, request, body))
     return out
+
+
+def client_request(suite: Suite, provider: Provider, cell: Cell) -> dict[str, Any]:
+    """The cell's request as an application that bills by usage sends it: with
+    `stream_options.include_usage` wherever the provider streams usage (its `usage` quirk is
+    not `none`), since LiteLLM hides usage from a client that did not ask."""
+    request = suite.request_body(provider, cell)
+    if cell.quirks.get("usage", "none") != "none" and not judge.asks_usage(request):
+        options = request.get("stream_options")
+        kept = dict(options) if isinstance(options, dict) else {}
+        request["stream_options"] = {**kept, "include_usage": True}
+    return request
 
 
 def route_path(provider: str, target: str, fault: str | None) -> str:
@@ -167,9 +191,14 @@ def run_gateway(
     """Install (first use), start, stream every case through, stop; never raises for the
     gateway's sake."""
     clients = clients or Clients()
-    outcome = GatewayRun(gateway.name, gateway.version)
+    outcome = GatewayRun(gateway.name, gateway.version, gateway.how)
     outcome.clients = [c.name for c in clients.available]
     outcome.clients_unavailable = dict(clients.unavailable)
+    for provider in dict.fromkeys(c.provider for c in todo):
+        reason = gateway.cannot_route(provider)
+        if reason is not None:
+            outcome.skipped[provider] = reason
+    todo = [c for c in todo if c.provider not in outcome.skipped]
     try:
         home = gateway.install(root)
     except Unavailable as exc:
@@ -211,7 +240,8 @@ def stream(
     bound: float = judge.FAULT_BOUND,
     clients: Clients | None = None,
 ) -> StreamResult:
-    """Send one case through the gateway and judge what came back and what serve received."""
+    """Send one case through the gateway and judge what came back and what serve received,
+    then what each HTTP client made of it, faults included."""
     target = gateway.target(launch, running.base_url, case.route)
     request = {**case.request, "model": target.model}
     running.server.catalogue.clear_requests()
@@ -220,22 +250,29 @@ def stream(
     if case.fault:
         before_cut = _before_cut(case.direct) if case.fault == "cut" else b""
         result.fault = judge.judge_fault(case.fault, exchange, before_cut=before_cut, bound=bound)
-        return result
-    if exchange.timed_out or exchange.transport_error:
+    elif exchange.timed_out or exchange.transport_error:
         result.error = exchange.transport_error or f"no answer within {bound:g} s"
-        return result
-    if exchange.status != 200:
+    elif exchange.status != 200:
         result.error = f"HTTP {exchange.status}: {exchange.body[:160]!r}"
-        return result
-    arrived = [r.body for r in running.requests() if r.method == "POST"]
-    if arrived and isinstance(arrived[-1], dict):
-        result.request = judge.judge_request(case.request, arrived[-1])
     else:
-        result.error = "serve received no request"
-    result.turn = judge.judge_turn(judge.outcome(case.direct), judge.outcome(exchange.body))
-    result.wire = judge.wire_changes(case.direct, exchange.body)
-    if clients is not None and clients.available:
-        _clients(result, clients, running, target.base_url, target.headers, request)
+        arrived = [r.body for r in running.requests() if r.method == "POST"]
+        if arrived and isinstance(arrived[-1], dict):
+            result.request = judge.judge_request(case.request, arrived[-1])
+        else:
+            result.error = "serve received no request"
+        result.turn = judge.judge_turn(judge.outcome(case.direct), judge.outcome(exchange.body))
+        result.wire = judge.wire_changes(case.direct, exchange.body)
+        asked = judge.asks_usage(case.request)
+        result.usage = judge.judge_usage(case.direct, exchange.body, asked=asked)
+    if clients is None or not clients.available:
+        return result
+    if exchange.timed_out:
+        result.clients_skipped = (
+            f"the gateway did not end the exchange within {bound:g} s; a client without a "
+            "read timeout waits as long"
+        )
+        return result
+    _clients(result, clients, running, target.base_url, target.headers, request)
     return result
 
 
@@ -247,19 +284,23 @@ def _clients(
     headers: dict[str, str],
     request: dict[str, Any],
 ) -> None:
-    """Each client straight from serve (once per stream, kept) and through the gateway, judged
-    against this library's turn for the same bytes."""
+    """Each client straight from serve (once per stream, kept) and through the gateway: a
+    normal stream held against this library's turn for the same bytes, a fault against the
+    error it must raise or report."""
     case = result.case
-    right = reference(judge.outcome(case.direct), case.direct)
+    right = None if case.fault else reference(judge.outcome(case.direct), case.direct)
     for client in clients.available:
-        key = (client.name, case.provider, case.target)
+        key = (client.name, case.provider, case.target, case.fault)
         if key not in clients.direct:
             direct_url = running.base_url + case.route.path
             clients.direct[key] = answer(client, direct_url, {}, case.request, case.direct)
         through = answer(client, base_url, headers, request, case.direct)
-        failure, note = judge_client(client.name, right, clients.direct[key], through)
-        result.clients += [failure] if failure else []
-        result.client_notes += [note] if note else []
+        if case.fault:
+            verdict = judge_client_fault(client.name, clients.direct[key], through)
+        else:
+            verdict = judge_client(client.name, right, clients.direct[key], through)
+        if verdict is not None:
+            result.clients.append(verdict)
 
 
 def send(

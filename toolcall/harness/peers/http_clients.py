@@ -151,6 +151,7 @@ class OpenAIPythonHttp(_Served):
             api_key="anything",
             default_headers=job["headers"],
             max_retries=0,
+            timeout=TIMEOUT,
         )
         request = {k: v for k, v in job["request"].items() if k in _SDK_ARGUMENTS}
         extra = {k: v for k, v in job["request"].items() if k not in _SDK_ARGUMENTS | {"stream"}}
