@@ -34,6 +34,7 @@ class Rewrites:
     hang_on_cut: float = 0.0  # seconds to keep the client waiting after the upstream broke
     close_on_cut: bool = False  # end the answer cleanly after the upstream broke
     usage_total: int | None = None  # rewrite every usage's total_tokens to this
+    empty_200: bool = False  # answer a stream with status 200 and no body (Portkey's deepseek)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -69,6 +70,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
+        if rewrites.empty_200:
+            self.wfile.write(b"0\r\n\r\n")
+            return
         saw_done = False
         try:
             for event in _events(answer):

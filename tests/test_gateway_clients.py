@@ -23,24 +23,26 @@ ROOT = Path(__file__).resolve().parents[1]
 SUITE = load_suite(ROOT)
 
 
-def openai_sdk() -> list[Client]:
-    found, _missing = available()
-    sdk = [c for c in found if c.name == "openai-sdk-http"]
-    if not sdk:
-        pytest.skip("the openai SDK is not installed")
-    return sdk
+def client(name: str = "openai-sdk-http") -> list[Client]:
+    found, missing = available()
+    chosen = [c for c in found if c.name == name]
+    if not chosen:
+        pytest.skip(f"{name} cannot run here: {missing.get(name)}")
+    return chosen
 
 
-def relayed(rewrites: Rewrites, todo: list[Case], gateway: type[ByURL] = ByURL) -> GatewayRun:
+def relayed(
+    rewrites: Rewrites, todo: list[Case], clients: list[Client] | None = None
+) -> GatewayRun:
     with serve.serving(SUITE) as served, relaying(served.base_url, rewrites) as url:
         return run_gateway(
-            gateway(url, "relay"),
+            ByURL(url, "relay"),
             served,
             todo,
             ROOT,
             say=lambda _: None,
             bound=3.0,
-            clients=Clients(openai_sdk()),
+            clients=Clients(clients if clients is not None else client()),
         )
 
 
@@ -61,6 +63,17 @@ def test_a_cut_closed_cleanly_is_a_loud_failure_made_silent() -> None:
     assert "straight from serve: raised APIConnectionError" in table
     assert "through relay: returned 1 call without an error: get_weather" in table
     assert "fix: treat a stream that ends without `finish_reason` as cut" in table
+
+
+def test_a_cut_after_the_finish_closed_cleanly_is_the_whole_turn_and_no_failure() -> None:
+    """Gemini's single call and its finish come in the first event, so serve's cut falls after
+    the finish: a gateway that ends the stream cleanly there passes on the whole turn, and the
+    client is held against its answer on the stream not cut. The Vercel AI SDK raises on the
+    cut straight from serve and reads the uncut stream right, so silence here is right."""
+    todo = [c for c in cases(SUITE, provider="gemini") if c.fault == "cut"]
+    (result,) = relayed(Rewrites(close_on_cut=True), todo, client("vercel-ai")).results
+    assert result.fault is None and result.client_failures == [], result.clients
+    assert result.passed
 
 
 def test_the_same_cut_dropped_as_serve_drops_it_passes_through_the_client() -> None:
@@ -88,6 +101,17 @@ def test_usage_is_asked_for_where_the_provider_streams_it_and_its_counts_are_jud
     assert "provider sent prompt 322, completion 12, total 334; client got " in table
     assert "completion 12, total 72" in table
     assert "fix: bill from gemini's own counts" in table
+
+
+def test_a_stream_answered_with_an_empty_200_is_an_error_with_its_fix() -> None:
+    """Portkey's `deepseek` provider on a reasoning stream: status 200, nothing in it."""
+    todo = cases(SUITE, provider="deepseek", scenario="reasoning_then_call")
+    run = relayed(Rewrites(empty_200=True), todo)
+    (result,) = run.results
+    assert report.mark(result) == "ERROR" and result.error is not None
+    assert result.error.startswith("empty 200")
+    table = report.text(report.document([run]))
+    assert "fix: treat an empty 200 as an error in the client: relay answers this deepseek" in table
 
 
 def test_a_provider_the_gateway_cannot_route_is_listed_not_sent() -> None:

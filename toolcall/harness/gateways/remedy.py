@@ -37,6 +37,11 @@ def fix(
             f" openai-node: `timeout`): {gateway} keeps the connection open after upstream broke"
             + elsewhere
         )
+    if kind == "ERROR" and detail.startswith("empty 200"):
+        return (
+            f"treat an empty 200 as an error in the client: {gateway} answers this {provider} "
+            "stream with nothing" + elsewhere
+        )
     if kind == "EMPTY":
         return (
             f"treat an empty 200 as an error in the client: {gateway} answers an upstream "
@@ -61,8 +66,8 @@ def fix(
         )
     if kind == "REQ":
         return (
-            f"{gateway} never forwards {detail} to {provider}, and the real stream's shape depends "
-            f"on it: send such requests to {provider} directly" + elsewhere
+            f"{gateway} never forwards {detail} to {provider}, and what the real API answers "
+            f"depends on it: send such requests to {provider} directly" + elsewhere
         )
     if kind == "USAGE":
         return (

@@ -56,7 +56,7 @@ def problems(result: StreamResult) -> list[Problem]:
     if case.fault and result.fault is not None:
         out.append(Problem(result.fault.split(":")[0].split()[0].upper(), result.fault))
     if result.error:
-        out.append(Problem("ERROR", result.error))
+        out.append(Problem("ERROR", result.error, detail=result.error))
     if result.turn:
         out.append(Problem("TURN", "; ".join(result.turn)))
     if result.request is not None and not result.request.intact:

@@ -30,6 +30,8 @@ from .clients import judge_fault as judge_client_fault
 from .known import Gateway, Launch, Route, child_environment
 
 FAULTS = ("cut", "429", "500")
+#: How a stream answered with status 200 and no body starts its error.
+EMPTY_200 = "empty 200"
 #: The scenario whose request carries a fault (every provider has it).
 FAULT_SCENARIO = "single_call"
 #: The scenario whose request a published recording is sent with (it publishes none of its own).
@@ -254,6 +256,8 @@ def stream(
         result.error = exchange.transport_error or f"no answer within {bound:g} s"
     elif exchange.status != 200:
         result.error = f"HTTP {exchange.status}: {exchange.body[:160]!r}"
+    elif not exchange.body.strip():
+        result.error = f"{EMPTY_200}: the gateway answered the stream with nothing"
     else:
         arrived = [r.body for r in running.requests() if r.method == "POST"]
         if arrived and isinstance(arrived[-1], dict):
@@ -286,21 +290,34 @@ def _clients(
 ) -> None:
     """Each client straight from serve (once per stream, kept) and through the gateway: a
     normal stream held against this library's turn for the same bytes, a fault against the
-    error it must raise or report."""
+    error it must raise or report. A cut that comes after the finish (Gemini and Grok send a
+    whole call and its finish in the first event) leaves a whole turn to pass on, so there a
+    client that stays silent through the gateway is held against itself on the stream not cut
+    (and one that raises, against itself on the cut)."""
     case = result.case
-    right = None if case.fault else reference(judge.outcome(case.direct), case.direct)
+    right = reference(judge.outcome(case.direct), case.direct)
+    whole = case.fault == "cut" and judge.outcome(_before_cut(case.direct)).finished
     for client in clients.available:
-        key = (client.name, case.provider, case.target, case.fault)
-        if key not in clients.direct:
-            direct_url = running.base_url + case.route.path
-            clients.direct[key] = answer(client, direct_url, {}, case.request, case.direct)
         through = answer(client, base_url, headers, request, case.direct)
-        if case.fault:
-            verdict = judge_client_fault(client.name, clients.direct[key], through)
+        if case.fault and not (whole and not through.loud):
+            direct = _direct(clients, client, running, case, case.fault)
+            verdict = judge_client_fault(client.name, direct, through)
         else:
-            verdict = judge_client(client.name, right, clients.direct[key], through)
+            direct = _direct(clients, client, running, case, None)
+            verdict = judge_client(client.name, right, direct, through)
         if verdict is not None:
             result.clients.append(verdict)
+
+
+def _direct(
+    clients: Clients, client: Client, running: serve.Running, case: Case, fault: str | None
+) -> Answer:
+    """The client's answer straight from serve on the case's stream with `fault`, asked once."""
+    key = (client.name, case.provider, case.target, fault)
+    if key not in clients.direct:
+        url = running.base_url + route_path(case.provider, case.target, fault)
+        clients.direct[key] = answer(client, url, {}, case.request, case.direct)
+    return clients.direct[key]
 
 
 def send(
