@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -206,3 +207,25 @@ def test_a_docs_file_without_the_markers_is_refused_untouched(
     assert command.main(SUITE, arguments(tmp_path, from_json=saved, docs=docs)) == 2
     assert docs.read_text(encoding="utf-8") == "# no section here\n"
     assert "no lines" in capsys.readouterr().out
+
+
+def test_a_run_says_when_it_was_made_with_what_and_over_what() -> None:
+    class Named:
+        name, version = "openai-sdk-http", "openai 9.9.9"
+
+        def fetch(self, job: object) -> object:
+            raise AssertionError("not run")
+
+    made = command.about(
+        Clients([Named()]),  # type: ignore[list-item]
+        provider="glm",
+        scenario=None,
+        gateways=["portkey"],
+    )
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", made["date"])
+    assert made["clients"] == {"openai-sdk-http": "openai 9.9.9"}
+    assert made["selection"] == {"provider": "glm", "gateway": ["portkey"]}
+    assert made["python"].count(".") == 2 and made["toolcall"]
+    line = report.about_line(made)
+    assert "HTTP clients: openai-sdk-http (openai 9.9.9)." in line
+    assert line.endswith("Narrowed to provider glm, gateway portkey.")

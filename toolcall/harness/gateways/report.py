@@ -210,11 +210,14 @@ def _grouped(gateway: Mapping[str, Any]) -> list[tuple[str, list[tuple[str, list
 
 
 def _usage_lines(gateway: Mapping[str, Any]) -> list[str]:
-    """Each stream whose usage did not reach the client as the provider sent it, with both."""
+    """Each stream whose usage differs without failing (usage the provider never sent, or
+    hidden from a client that did not ask), with both counts; the failing ones are failures."""
     return [
         f"{s['name']}: {s['usage_line']}"
         for s in gateway["streams"]
-        if s["usage"] is not None and s["usage"]["verdict"] is not None
+        if s["usage"] is not None
+        and s["usage"]["verdict"] is not None
+        and not any(p["kind"] == "USAGE" for p in s["problems"])
     ]
 
 
@@ -268,7 +271,9 @@ def about_line(about: Mapping[str, Any]) -> str:
     clients = "; ".join(f"{name} ({version})" for name, version in about["clients"].items())
     where = f"toolcall {about['toolcall']} on Python {about['python']}, Node {about['node']}"
     selection = about.get("selection") or {}
-    narrowed = ", ".join(f"{k} {v}" for k, v in selection.items())
+    narrowed = ", ".join(
+        f"{k} {v if isinstance(v, str) else ' and '.join(v)}" for k, v in selection.items()
+    )
     over = f" Narrowed to {narrowed}." if narrowed else ""
     return f"Run of {about['date']}: {where}; HTTP clients: {clients or 'none'}.{over}"
 
@@ -330,9 +335,8 @@ def markdown(document: Mapping[str, Any], *, level: int = 2, limit: int | None =
             for c in gateway["changes"]
         ]
         out += _listed("What it changed:", changes, limit)
-        out += _listed(
-            "Usage, where it did not reach the client as sent:", _usage_lines(gateway), limit
-        )
+        title = "Usage that differs without failing (the provider sent none, or none was asked):"
+        out += _listed(title, _usage_lines(gateway), limit)
         grouped = _grouped(gateway)
         out += ["Failures, with what to do under each kind:", ""] if grouped else []
         for fix, failed in grouped:
