@@ -146,6 +146,22 @@ def test_portkey_named_providers_point_the_custom_host_at_serve() -> None:
         assert serve.route(path + endpoint) == serve.Route("kimi", "single_call", "cut")
 
 
+def test_a_fix_names_the_gateways_of_the_run_that_pass_the_same_streams() -> None:
+    todo = [c for c in cases(SUITE, provider="glm") if c.fault == "cut"]
+    with serve.serving(SUITE) as served:
+        with relaying(served.base_url, Rewrites(hang_on_cut=5)) as url:
+            hangs = run_gateway(
+                ByURL(url, "hangs"), served, todo, ROOT, say=lambda _: None, bound=2.0
+            )
+        with relaying(served.base_url) as url:
+            drops = run_gateway(
+                ByURL(url, "drops"), served, todo, ROOT, say=lambda _: None, bound=2.0
+            )
+    table = report.text(report.document([hangs, drops]))
+    expected = "hangs keeps the connection open after upstream broke; the same streams pass "
+    assert expected + "through drops (1 of 1)" in table, table
+
+
 def arguments(tmp_path: Path, **given: object) -> argparse.Namespace:
     values = {
         "from_json": None,

@@ -191,22 +191,29 @@ def _stream(
                     provider=case.provider,
                     fault=case.fault,
                     detail=p.detail,
-                    passing=others,
                 ),
             }
             for p in problems(result)
         ],
+        "passes_through": others,
     }
 
 
 def _grouped(gateway: Mapping[str, Any]) -> list[tuple[str, list[tuple[str, list[str]]]]]:
-    """Failures grouped by their fix, in order of first appearance: (fix, [(line, evidence)])."""
+    """Failures grouped by their fix, in order of first appearance: (fix, [(line, evidence)]),
+    each fix followed by the gateways of the run that pass the same streams."""
     groups: dict[str, list[tuple[str, list[str]]]] = {}
+    passing: dict[str, Counter[str]] = {}
     for stream in gateway["streams"]:
         for problem in stream["problems"]:
             line = f"{problem['kind']} {stream['name']}: {problem['what']}"
             groups.setdefault(problem["fix"], []).append((line, problem["evidence"]))
-    return list(groups.items())
+            passing.setdefault(problem["fix"], Counter()).update(stream["passes_through"])
+    out = []
+    for fix, failed in groups.items():
+        others = remedy.elsewhere(dict(passing[fix].most_common()), len(failed))
+        out.append((f"{fix}; {others}" if others else fix, failed))
+    return out
 
 
 def _usage_lines(gateway: Mapping[str, Any]) -> list[str]:
@@ -293,9 +300,8 @@ def text(document: Mapping[str, Any]) -> str:
         lines.append(f"   clients: {_clients(gateway)}")
         for change in gateway["changes"]:
             examples = ", ".join(change["examples"])
-            lines.append(
-                f"   changes: {change['change']} ({change['streams']} streams, e.g. {examples})"
-            )
+            count = _streams(change["streams"])
+            lines.append(f"   changes: {change['change']} ({count}, e.g. {examples})")
         lines += [f"   {line}" for line in _usage_lines(gateway)]
         for fix, failed in _grouped(gateway):
             for line, evidence in failed:
@@ -331,7 +337,7 @@ def markdown(document: Mapping[str, Any], *, level: int = 2, limit: int | None =
         out += [f"Not routed: {p}: {why}." for p, why in gateway["skipped"].items()]
         out += [f"HTTP clients through it: {_clients(gateway)}.", ""]
         changes = [
-            f"{c['change']}: {c['streams']} streams (e.g. {', '.join(c['examples'])})"
+            f"{c['change']}: {_streams(c['streams'])} (e.g. {', '.join(c['examples'])})"
             for c in gateway["changes"]
         ]
         out += _listed("What it changed:", changes, limit)
@@ -350,6 +356,10 @@ def markdown(document: Mapping[str, Any], *, level: int = 2, limit: int | None =
                 )
             out += [f"- **fix:** {fix}", ""]
     return "\n".join(line for line in _squeezed(out)) + "\n"
+
+
+def _streams(count: int) -> str:
+    return f"{count} stream" + ("" if count == 1 else "s")
 
 
 def _listed(title: str, items: Sequence[str], limit: int | None) -> list[str]:
