@@ -54,7 +54,8 @@ def problems(result: StreamResult) -> list[Problem]:
     out: list[Problem] = []
     case = result.case
     if case.fault and result.fault is not None:
-        out.append(Problem(result.fault.split(":")[0].split()[0].upper(), result.fault))
+        skipped = (f"clients not run: {result.clients_skipped}",) if result.clients_skipped else ()
+        out.append(Problem(result.fault.split(":")[0].split()[0].upper(), result.fault, skipped))
     if result.error:
         out.append(Problem("ERROR", result.error, detail=result.error))
     if result.turn:
