@@ -210,6 +210,8 @@ def test_a_fault_made_silent_fails_and_another_exception_is_a_note() -> None:
     assert verdict.lines("relay")[2] == (
         'through relay: returned 1 call without an error: get_weather {"city": "Lisbon", (not JSON)'
     )
+    empty = clients.Answer((("call_1", "get_weather", ""),))
+    assert empty.describe() == "returned 1 call without an error: get_weather with empty arguments"
     other = clients.Answer(raised="InternalServerError: Error code: 500")
     note = clients.judge_fault("sdk", raised, other)
     assert note is not None and not note.failed and note.kind == "changed"

@@ -94,6 +94,8 @@ class Answer:
 
 
 def _call(name: str, arguments: Any) -> str:
+    if arguments == "":
+        return f"{name} with empty arguments"
     if isinstance(arguments, str):
         return f"{name} {arguments} (not JSON)"
     return f"{name} {json.dumps(arguments, ensure_ascii=False, separators=(',', ':'))}"
