@@ -133,13 +133,15 @@ def test_accept_through_a_relay_writes_only_the_routes_profile(
     suite = load_suite(suite_copy)
     route = suite.routes["litellm"]
     assert route.changes == {
-        "index": "present",
-        "finish_with_last_delta": False,
-        "finish_reason_null": True,
-        "usage": "none",
+        "gemini": {
+            "index": "present",
+            "finish_with_last_delta": False,
+            "finish_reason_null": True,
+            "usage": "none",
+        }
     }
-    assert {q: e["cassettes"] for q, e in route.change_evidence.items()} == {
-        key: ["gemini/single_call"] for key in route.changes
+    assert {q: e["cassettes"] for q, e in route.change_evidence["gemini"].items()} == {
+        key: ["single_call"] for key in route.changes["gemini"]
     }
     assert check_route_cell(suite, "gemini", "litellm", cassette).status == "pass"
     gemini = suite.providers["gemini"]
@@ -183,8 +185,17 @@ def test_an_unknown_route_is_refused_naming_the_known_ones(
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
-        ("      usage: {value: after_finish,", "      usage: {value: sometimes,", "changes.usage"),
-        ("      arguments: {value: whole,", "      argument: {value: whole,", "not a quirk"),
+        (
+            "        usage: {value: after_finish,",
+            "        usage: {value: sometimes,",
+            "changes.glm.usage",
+        ),
+        ("        arguments: {value: whole,", "        argument: {value: whole,", "not a quirk"),
+        (
+            "      kimi:\n        later_id:",
+            "      kimmi:\n        later_id:",
+            "'kimmi'] not a provider",
+        ),
         ("    carries_to: baseten\n", "    carries_to: nowhere\n", "carries_to: 'nowhere'"),
     ],
 )
@@ -217,13 +228,48 @@ def test_accepting_and_withdrawing_a_change_gives_routes_yaml_back(tmp_path: Pat
     path = tmp_path / "routes.yaml"
     original = (ROOT / "routes.yaml").read_bytes()
     path.write_bytes(original)
-    entry = {"value": "present", "evidence": "recorded", "cassettes": ["gemini/single_call"]}
-    accept.apply_routes(path, [accept.RouteChange("litellm", {"index": entry})])
+    entry = {"value": "present", "evidence": "recorded", "cassettes": ["single_call"]}
+    accept.apply_routes(path, [accept.RouteChange("litellm", {"gemini": {"index": entry}})])
     text = path.read_text(encoding="utf-8")
     assert (
-        "    changes:\n      index: {value: present, evidence: recorded, cassettes: "
-        "[gemini/single_call]}\n\n  portkey:\n"
+        "    changes:\n      gemini:\n        index: {value: present, evidence: recorded, "
+        "cassettes: [single_call]}\n\n  portkey:\n"
     ) in text
-    assert load_routes(tmp_path)["litellm"].changes == {"index": "present"}
-    accept.apply_routes(path, [accept.RouteChange("litellm", {"index": None})])
+    assert load_routes(tmp_path)["litellm"].changes == {"gemini": {"index": "present"}}
+    accept.apply_routes(path, [accept.RouteChange("litellm", {"gemini": {"index": None}})])
     assert path.read_bytes() == original
+
+
+def test_each_provider_keeps_its_own_changes_through_a_route(
+    suite_copy: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What a route changes differs by provider (the relay adds `index` only where Gemini left
+    it out): accepting Kimi through the relay after Gemini keeps Gemini's changes, every cell
+    through the route passes for both, and a later `SCENARIO=` run of Gemini leaves what its
+    other cassettes showed."""
+    suite = load_suite(ROOT)
+    for provider in ("gemini", "kimi"):
+        monkeypatch.setenv(suite.providers[provider].key_env, "dummy-key-for-the-local-relay")
+
+    def record(provider: str, *extra: str) -> None:
+        with relay(upstream.url(provider)) as (url, _seen):
+            arguments = ["--provider", provider, "--route", "litellm", "--base-url", url]
+            code = cli.main(["--root", str(suite_copy), "record", *arguments, *extra, "--accept"])
+        out, err = capsys.readouterr()
+        assert code == 0, out + err
+
+    with serve.serving(suite) as upstream:
+        record("gemini")
+        gemini = load_suite(suite_copy).routes["litellm"].change_evidence["gemini"]
+        assert gemini["index"]["value"] == "present"
+        record("kimi")
+        record("gemini", "--scenario", "single_call")
+    after = load_suite(suite_copy)
+    route = after.routes["litellm"]
+    assert route.change_evidence["gemini"] == gemini
+    assert "index" not in route.changes["kimi"]  # Kimi's calls carry their index already
+    cells = sorted((suite_copy / "cassettes").glob("*/routes/litellm/*.yaml"))
+    assert {path.parts[-4] for path in cells} == {"gemini", "kimi"}
+    for path in cells:
+        outcome = check_route_cell(after, path.parts[-4], "litellm", path)
+        assert outcome.status == "pass", outcome.report()

@@ -243,7 +243,9 @@ def record_cell(suite: Suite, provider: Provider, cell: Cell, options: RecordOpt
     seen = {k: v for k, v in observed.quirks.items() if v is not None}
     if any(observed.ids):
         seen["id_pattern"] = fingerprint.suggest_pattern(observed.ids)
-    drift = fingerprint.compare(route.quirks_over(cell.quirks), observed)
+    drift = fingerprint.compare(
+        route.quirks_over(provider.key, cell.scenario, cell.quirks), observed
+    )
     ids = [i for i in observed.ids if i]
     return Recorded(provider.key, cell.scenario, path, len(body), drift, seen, ids, route.key)
 

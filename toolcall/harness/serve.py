@@ -346,7 +346,9 @@ class _Handler(BaseHTTPRequestHandler):
         words = self.raw_requestline.split()
         if len(words) != 3:
             self.command, self.request_version = "", self.default_request_version
-            self.requestline = str(self.raw_requestline, "iso-8859-1").rstrip("\r\n")  # HTTP/0.9's `GET /` included: every reply here has a status line
+            self.requestline = str(self.raw_requestline, "iso-8859-1").rstrip(
+                "\r\n"
+            )  # HTTP/0.9's `GET /` included: every reply here has a status line
             self.send_error(400, f"not a request line (METHOD target HTTP/1.x): {words[:3]!r}")
             return False
         if not super().parse_request():
