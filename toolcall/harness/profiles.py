@@ -366,9 +366,41 @@ def _load(path: Path, schema_name: str, text: str | None = None) -> dict[str, An
     problem = _problem(text, schema_name)
     if problem is not None:
         raise ProfileError(f"{path.name}: {problem}")
-    doc = yaml.load(text, Loader=SAFE_LOADER)
+    doc = yaml.load(text, Loader=_ProfileLoader)
     assert isinstance(doc, dict)
     return doc
+
+
+class _KeyProblem(yaml.YAMLError):
+    """A mapping key the profiles cannot take: not a string, or given twice."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}")
+
+
+class _ProfileLoader(SAFE_LOADER):  # type: ignore[misc, valid-type]
+    """PyYAML's safe loader, strict about mapping keys. It reads YAML 1.1, where an unquoted
+    `yes`, `no`, `on`, `null`, `1` or `0x1f` is a boolean, None or a number: as a route or
+    provider name it would pass the schema's name pattern (which checks strings only) and break
+    every later sort of the names. And it keeps the last of two equal keys, silently dropping
+    the first declaration. Both are refused with the key's line."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        first: dict[str, int] = {}
+        for key_node, _value in node.value:
+            line = key_node.start_mark.line + 1
+            key = self.construct_object(key_node, deep=True)
+            if not isinstance(key, str):
+                raise _KeyProblem(
+                    line,
+                    f"the key {key_node.value!r} reads as {key!r}, not as a name (YAML 1.1); "
+                    f"quote it: '{key_node.value}'",
+                )
+            if key in first:
+                raise _KeyProblem(line, f"duplicate key {key!r} (first at line {first[key]})")
+            first[key] = line
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        return mapping
 
 
 @functools.lru_cache(maxsize=16)
@@ -376,7 +408,9 @@ def _problem(text: str, schema_name: str) -> str | None:
     """What is wrong with a document, or None; remembered per text, because a test run loads the
     same unchanged files hundreds of times and the schema check is most of a load's cost."""
     try:
-        doc = yaml.load(text, Loader=SAFE_LOADER)
+        doc = yaml.load(text, Loader=_ProfileLoader)
+    except _KeyProblem as exc:
+        return str(exc)
     except yaml.YAMLError as exc:
         return f"not valid YAML: {exc}"
     validator = Draft202012Validator(
