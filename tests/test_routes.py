@@ -167,12 +167,17 @@ def test_a_foreign_base_url_without_a_route_is_refused(
     suite_copy: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("GEMINI_API_KEY", "dummy-key-for-the-local-relay")
+    before = _files(suite_copy)
     with relay("http://127.0.0.1:9/v1") as (url, seen):
         code = _record(suite_copy, "--base-url", url)
     err = capsys.readouterr().err
     assert code == 2 and seen == []
     assert "ROUTE=<name>" in err and "ROUTE=direct" in err and "litellm" in err
-    assert not (suite_copy / "cassettes" / "gemini" / "routes").exists()
+    assert _files(suite_copy) == before  # whatever the copied checkout held already
+
+
+def _files(root: Path) -> dict[Path, bytes]:
+    return {p: p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def test_an_unknown_route_is_refused_naming_the_known_ones(
@@ -222,11 +227,39 @@ def test_reports_carry_the_route() -> None:
     assert "| kimi@openrouter-groq |" in report.markdown(outcomes)
 
 
+#: A routes.yaml as a fresh clone has it where it matters here: comments, and a gateway nothing
+#: was recorded through yet followed by another route. Written here, since the checkout's may
+#: hold a user's recordings.
+PRISTINE_ROUTES = """# Routes: a comment that must survive.
+
+version: 1
+
+routes:
+
+  direct:
+    kind: direct
+    name: the vendor's own API
+    description: The provider's base_url in providers.yaml.
+
+  # -- gateways --
+  litellm:
+    kind: gateway
+    name: LiteLLM proxy
+    description: >-
+      LiteLLM's proxy server; its base URL is your installation's.
+
+  portkey:
+    kind: gateway
+    name: Portkey gateway
+    description: Portkey's open-source gateway.
+"""
+
+
 def test_accepting_and_withdrawing_a_change_gives_routes_yaml_back(tmp_path: Path) -> None:
     """A change block lands inside its route, the blank line before the next route kept, and
     removing it again restores the file byte for byte (comments and all)."""
     path = tmp_path / "routes.yaml"
-    original = (ROOT / "routes.yaml").read_bytes()
+    original = PRISTINE_ROUTES.encode()
     path.write_bytes(original)
     entry = {"value": "present", "evidence": "recorded", "cassettes": ["single_call"]}
     accept.apply_routes(path, [accept.RouteChange("litellm", {"gemini": {"index": entry}})])
