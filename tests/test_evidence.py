@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from toolcall.harness import cassettes, published, structure, synthesize, walk
+from toolcall.harness import cassettes, published, remedy, structure, synthesize, walk
 from toolcall.harness.checks import check_cell, check_recording
 from toolcall.harness.profiles import DIRECT, STRUCTURE, load_suite
 from toolcall.harness.replay import replay_own_request
@@ -251,6 +251,10 @@ def test_a_route_change_the_recording_does_not_show_is_caught(tmp_path: Path) ->
         line.startswith("quirks routes.openrouter-deepinfra.changes.kimi.id_pattern")
         for line in lines
     )
+    place = "(routes.openrouter-deepinfra.changes.kimi.id_pattern)"
+    findings = check_recording(suite, recording).findings
+    fixes = [remedy.for_recording(suite, recording, f) for f in findings]
+    assert any(fix.startswith("edit routes.yaml:") and place in fix for fix in fixes), fixes
 
 
 def test_a_route_without_its_change_leaves_the_recording_unexplained(tmp_path: Path) -> None:
