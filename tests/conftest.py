@@ -24,6 +24,16 @@ _BEFORE = pytest.StashKey[dict[str, tuple[int, int]]]()
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# The suite runs the same whatever `make test` was given: the make variables of the outer make
+# (its MAKEFLAGS, and the user variables the Makefile exports) would reach every make a test runs.
+MAKE_VARIABLES = (
+    *("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "PYTEST_WORKERS", "PROVIDER", "SCENARIO", "ROUTE"),
+    *("MODEL", "HEADER", "BASE_URL", "ACCEPT", "NAME", "KEY_ENV", "EXTERNAL", "GATEWAY"),
+    *("GATEWAY_URL", "SERVE_PORT", "CLIENTS"),
+)
+for _name in MAKE_VARIABLES:
+    os.environ.pop(_name, None)
+
 # litellm fetches a price list from the internet when it is imported unless told not to; tests
 # import it (importorskip) before its adapter could say so. Nothing here may leave the machine.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
