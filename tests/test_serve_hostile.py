@@ -305,6 +305,11 @@ def models(host: str = "127.0.0.1") -> bytes:
     return request("/v1/models", b"", method="GET", host=host)
 
 
+def test_a_request_line_over_64_kib_after_an_empty_line_is_refused(server: serve.Running) -> None:
+    status, _error = error_of(server, b"\r\nGET /" + b"x" * 70_000 + b" HTTP/1.1\r\n\r\n")
+    assert status in (400, 414)
+
+
 @pytest.mark.parametrize("blank", [b"\r\n", b"\n", b"\r\n\r\n"])
 def test_empty_lines_before_a_request_line_are_ignored(server: serve.Running, blank: bytes) -> None:
     """RFC 9112, section 2.2: a server ignores at least one empty line before a request line."""

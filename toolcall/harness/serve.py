@@ -343,13 +343,13 @@ class _Handler(BaseHTTPRequestHandler):
         if not self.raw_requestline:  # the client closed after its empty lines
             self.close_connection = True
             return False
-        words = self.raw_requestline.split()
-        if len(words) != 3:
+        if len(self.raw_requestline) > 65536 or len(self.raw_requestline.split()) != 3:
+            # Not `METHOD target HTTP/1.x` (HTTP/0.9's `GET /` included): a 400 with its status
+            # line, which http.server would leave out for a request of no version.
+            line = str(self.raw_requestline, "iso-8859-1").rstrip("\r\n")
             self.command, self.request_version = "", self.default_request_version
-            self.requestline = str(self.raw_requestline, "iso-8859-1").rstrip(
-                "\r\n"
-            )  # HTTP/0.9's `GET /` included: every reply here has a status line
-            self.send_error(400, f"not a request line (METHOD target HTTP/1.x): {words[:3]!r}")
+            self.requestline = line[:200]
+            self.send_error(400, f"not a request line (METHOD target HTTP/1.x): {line[:80]!r}")
             return False
         if not super().parse_request():
             return False
