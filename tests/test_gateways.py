@@ -85,12 +85,13 @@ def test_a_gateway_that_cannot_start_is_unavailable_with_the_reason(tmp_path: Pa
 
 def checkout_copy(tmp_path: Path) -> Path:
     """What `make gateways` reads, copied (the Makefile, the suite's data), with the checkout's
-    installed .venv linked in; pyproject.toml keeps its time, so make sees the stamp as fresh."""
+    installed .venv linked in, and pyproject.toml made older than its install stamp."""
     copy = tmp_path / "checkout"
     copy.mkdir()
     for name in ("Makefile", "pyproject.toml", "providers.yaml", "routes.yaml", "scenarios.yaml"):
         shutil.copy2(ROOT / name, copy / name)
     shutil.copytree(ROOT / "cassettes", copy / "cassettes")
+    os.utime(copy / "pyproject.toml", (0, 0))  # older than the environment's install stamp
     (copy / ".venv").symlink_to(ROOT / ".venv")
     return copy
 

@@ -10,6 +10,7 @@ file's comments, and leave providers.yaml byte for byte as it was.
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -20,7 +21,7 @@ import httpx
 import pytest
 from jsonschema import Draft202012Validator
 
-from toolcall.harness import accept, background, cli, report, serve
+from toolcall.harness import accept, background, cli, report, roundtrip, serve
 from toolcall.harness.checks import check_cell, check_recording, check_route_cell
 from toolcall.harness.profiles import ProfileError, format_schema, load_routes, load_suite
 from toolcall.harness.published import discover
@@ -90,6 +91,16 @@ def relay(upstream: str) -> Iterator[tuple[str, list[dict[str, Any]]]]:
         yield f"http://127.0.0.1:{server.server_address[1]}/v1", seen
 
 
+def _pristine_litellm(root: Path) -> None:
+    """The suite at `root` as a fresh clone has it for the `litellm` route: nothing recorded
+    through it yet (a user's checkout, which the copy was made from, may hold recordings)."""
+    doc = roundtrip.load(root / "routes.yaml")
+    doc["routes"]["litellm"].pop("changes", None)
+    roundtrip.save(root / "routes.yaml", doc, "test")
+    for folder in (root / "cassettes").glob("*/routes/litellm"):
+        shutil.rmtree(folder)
+
+
 def _record(root: Path, *extra: str) -> int:
     base = ["--root", str(root), "record", "--provider", "gemini", "--scenario", "single_call"]
     return cli.main([*base, *extra])
@@ -99,6 +110,7 @@ def test_accept_through_a_relay_writes_only_the_routes_profile(
     suite_copy: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("GEMINI_API_KEY", "dummy-key-for-the-local-relay")
+    _pristine_litellm(suite_copy)
     providers_before = (suite_copy / "providers.yaml").read_bytes()
     with serve.serving(load_suite(ROOT)) as upstream, relay(upstream.url("gemini")) as (url, seen):
         code = _record(
@@ -152,6 +164,7 @@ def test_without_accept_the_routes_drift_is_reported_and_nothing_changes(
     suite_copy: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("GEMINI_API_KEY", "dummy-key-for-the-local-relay")
+    _pristine_litellm(suite_copy)
     before = {n: (suite_copy / n).read_bytes() for n in ("providers.yaml", "routes.yaml")}
     with serve.serving(load_suite(ROOT)) as upstream, relay(upstream.url("gemini")) as (url, _):
         code = _record(suite_copy, "--route", "litellm", "--base-url", url)
@@ -280,6 +293,7 @@ def test_each_provider_keeps_its_own_changes_through_a_route(
     it out): accepting Kimi through the relay after Gemini keeps Gemini's changes, every cell
     through the route passes for both, and a later `SCENARIO=` run of Gemini leaves what its
     other cassettes showed."""
+    _pristine_litellm(suite_copy)
     suite = load_suite(ROOT)
     for provider in ("gemini", "kimi"):
         monkeypatch.setenv(suite.providers[provider].key_env, "dummy-key-for-the-local-relay")
