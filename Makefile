@@ -10,7 +10,13 @@ JS_STAMP := clients/js/node_modules/.installed-stamp
 # without bytecode caches each compiles the package again and pytest rewrites every test module
 # again, which costs a third of the collection. The caches (__pycache__/) are ignored by git.
 unexport PYTHONDONTWRITEBYTECODE
-PYTEST_FILTERS := $(if $(PROVIDER),--toolcall-provider $(PROVIDER)) $(if $(SCENARIO),--toolcall-scenario $(SCENARIO))
+# What a user sets on the command line (names, URLs, headers, commands) reaches the programs
+# through the environment, never through the recipe's text: each recipe reads "$$NAME" in double
+# quotes, so a value is one argument whatever it holds (`ROUTE='direct; touch x #'` is a route
+# name, refused as unknown, and runs nothing).
+export PROVIDER SCENARIO ROUTE MODEL HEADER BASE_URL ACCEPT NAME KEY_ENV EXTERNAL GATEWAY \
+	GATEWAY_URL SERVE_PORT CLIENTS
+PYTEST_FILTERS := $${PROVIDER:+--toolcall-provider "$$PROVIDER"} $${SCENARIO:+--toolcall-scenario "$$SCENARIO"}
 
 # `make test` spreads the suite over the cores (pytest-xdist); a worker that runs out of tests takes
 # the last ones queued for another, so one long test file does not leave a core idle at the end.
@@ -61,17 +67,15 @@ $(JS_STAMP): clients/js/package-lock.json
 matrix: $(PEERS_STAMP) $(JS_STAMP)
 	@mkdir -p reports
 	$(BIN)/toolcall matrix --markdown reports/matrix.md --json reports/matrix.json \
-		$(if $(PROVIDER),--provider $(PROVIDER)) $(if $(SCENARIO),--scenario $(SCENARIO)) \
-		$(if $(EXTERNAL),--external "$(EXTERNAL)")
+		$(SELECTION) $${EXTERNAL:+--external "$$EXTERNAL"}
 
 ## gateways: LiteLLM, Portkey (two ways), openai-forward before serve (GATEWAY_URL= checks yours)
 CLIENTS ?= 1
 gateways: $(STAMP) $(if $(filter 0,$(CLIENTS)),,$(JS_STAMP))
 	@mkdir -p reports
 	$(BIN)/toolcall gateways --markdown reports/gateways.md --json reports/gateways.json \
-		$(if $(PROVIDER),--provider $(PROVIDER)) $(if $(SCENARIO),--scenario $(SCENARIO)) \
-		$(if $(GATEWAY),--gateway $(GATEWAY)) $(if $(SERVE_PORT),--serve-port $(SERVE_PORT)) \
-		$(if $(GATEWAY_URL),--gateway-url $(GATEWAY_URL) --strict) \
+		$(SELECTION) $${GATEWAY:+--gateway "$$GATEWAY"} $${SERVE_PORT:+--serve-port "$$SERVE_PORT"} \
+		$${GATEWAY_URL:+--gateway-url "$$GATEWAY_URL" --strict} \
 		$(if $(filter 0,$(CLIENTS)),--no-clients)
 
 ## gateways-docs: rewrite docs/MATRIX.md's gateway section from the last run (reports/gateways.json)
@@ -100,32 +104,34 @@ typecheck: $(STAMP)
 
 ## synthesize: rewrite the synthesized cassettes from providers.yaml and scenarios.yaml
 synthesize: $(STAMP)
-	$(BIN)/toolcall synthesize $(if $(PROVIDER),--provider $(PROVIDER)) $(if $(SCENARIO),--scenario $(SCENARIO))
+	$(BIN)/toolcall synthesize $(SELECTION)
 
 # Through a route (routes.yaml): ROUTE=<name>, MODEL=<alias>, and HEADER='name: value' (several
-# separated by `;`), passed to `toolcall record` as --route, --model and one --header each.
-empty :=
-space := $(empty) $(empty)
-ROUTE_ARGS = $(if $(ROUTE),--route $(ROUTE)) $(if $(MODEL),--model '$(MODEL)') \
-	$(foreach h,$(subst ;, ,$(subst ;^,;,$(subst $(space),^,$(HEADER)))),--header '$(subst ^, ,$(h))')
+# separated by `;`), passed to `toolcall record` as --route, --model and one --header each. The
+# shell builds the arguments (`args`) from the environment, so no value is ever parsed as a command.
+ROUTE_ARGS = args=($${ROUTE:+--route "$$ROUTE"} $${MODEL:+--model "$$MODEL"}); \
+	IFS=';' read -ra headers <<< "$$HEADER"; \
+	for h in "$${headers[@]}"; do [[ -z "$${h// }" ]] || args+=(--header "$$h"); done;
+# The PROVIDER= and SCENARIO= filters of a command that takes --provider and --scenario.
+SELECTION := $${PROVIDER:+--provider "$$PROVIDER"} $${SCENARIO:+--scenario "$$SCENARIO"}
 
 ## record: record PROVIDER (SCENARIO, ROUTE) from the live API; ACCEPT=1 writes its profile too
 record: $(STAMP)
-	@test -n "$(PROVIDER)" || { echo "usage: make record PROVIDER=<name> [SCENARIO=<name>] [BASE_URL=<url>] [ROUTE=<name>] [MODEL=<alias>] [HEADER='name: value; ...'] [ACCEPT=1]"; exit 2; }
-	$(BIN)/toolcall record --provider $(PROVIDER) $(if $(SCENARIO),--scenario $(SCENARIO)) \
-		$(if $(BASE_URL),--base-url $(BASE_URL)) $(ROUTE_ARGS) $(if $(filter 1,$(ACCEPT)),--accept)
+	@test -n "$$PROVIDER" || { echo "usage: make record PROVIDER=<name> [SCENARIO=<name>] [BASE_URL=<url>] [ROUTE=<name>] [MODEL=<alias>] [HEADER='name: value; ...'] [ACCEPT=1]"; exit 2; }
+	$(ROUTE_ARGS) $(BIN)/toolcall record $(SELECTION) \
+		$${BASE_URL:+--base-url "$$BASE_URL"} "$${args[@]}" $(if $(filter 1,$(ACCEPT)),--accept)
 	$(BIN)/toolcall scan
 
 ## add-provider: append a profile to providers.yaml (NAME= BASE_URL= KEY_ENV= MODEL=)
 add-provider: $(STAMP)
-	@test -n "$(NAME)" -a -n "$(BASE_URL)" -a -n "$(KEY_ENV)" -a -n "$(MODEL)" || { echo "usage: make add-provider NAME=<name> BASE_URL=<url> KEY_ENV=<VARIABLE> MODEL=<model>"; exit 2; }
-	$(BIN)/toolcall add-provider $(NAME) --base-url $(BASE_URL) --key-env $(KEY_ENV) --model $(MODEL)
+	@test -n "$$NAME" -a -n "$$BASE_URL" -a -n "$$KEY_ENV" -a -n "$$MODEL" || { echo "usage: make add-provider NAME=<name> BASE_URL=<url> KEY_ENV=<VARIABLE> MODEL=<model>"; exit 2; }
+	$(BIN)/toolcall add-provider "$$NAME" --base-url "$$BASE_URL" --key-env "$$KEY_ENV" --model "$$MODEL"
 
 ## drift: re-record each provider with a key into reports/drift/, compare (PROVIDER= ROUTE=)
 drift: $(STAMP)
 	@mkdir -p reports
-	$(BIN)/toolcall record --skip-missing-keys --out reports/drift/cassettes \
-		$(if $(PROVIDER),--provider $(PROVIDER)) $(if $(BASE_URL),--base-url $(BASE_URL)) $(ROUTE_ARGS) \
+	$(ROUTE_ARGS) $(BIN)/toolcall record --skip-missing-keys --out reports/drift/cassettes \
+		$${PROVIDER:+--provider "$$PROVIDER"} $${BASE_URL:+--base-url "$$BASE_URL"} "$${args[@]}" \
 		2>&1 | tee reports/drift.txt; exit $${PIPESTATUS[0]}
 
 ## scan: look for API keys, bearer tokens and JWTs in cassettes/

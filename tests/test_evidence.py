@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from toolcall.harness import cassettes, published, structure, synthesize, walk
+from toolcall.harness import cassettes, published, remedy, structure, synthesize, walk
 from toolcall.harness.checks import check_cell, check_recording
 from toolcall.harness.profiles import DIRECT, STRUCTURE, load_suite
 from toolcall.harness.replay import replay_own_request
@@ -190,14 +190,17 @@ def test_route_changes_name_recordings_through_that_route() -> None:
     by_stem = {r.stem: r for r in RECORDINGS}
     problems = []
     for route in SUITE.routes.values():
-        for quirk, entry in route.change_evidence.items():
-            for stem in entry.get("recordings", []):
-                recording = by_stem.get(stem)
-                where = f"routes.{route.key}.changes.{quirk}"
-                if recording is None:
-                    problems.append(f"{where}: no published recording {stem!r}")
-                elif recording.route != route.key:
-                    problems.append(f"{where}: {stem} came through {recording.route!r}")
+        for provider, declared in route.change_evidence.items():
+            for quirk, entry in declared.items():
+                for stem in entry.get("recordings", []):
+                    recording = by_stem.get(stem)
+                    where = f"routes.{route.key}.changes.{provider}.{quirk}"
+                    if recording is None:
+                        problems.append(f"{where}: no published recording {stem!r}")
+                    elif (recording.route, recording.provider) != (route.key, provider):
+                        problems.append(
+                            f"{where}: {stem} is {recording.provider} through {recording.route!r}"
+                        )
     assert problems == []
 
 
@@ -241,19 +244,24 @@ def test_a_route_change_the_recording_does_not_show_is_caught(tmp_path: Path) ->
     ]
     lines = [f.line() for f in check_recording(suite, recording).findings]
     assert any(
-        line.startswith("quirk-evidence routes.openrouter-deepinfra.changes.id_pattern")
+        line.startswith("quirk-evidence routes.openrouter-deepinfra.changes.kimi.id_pattern")
         for line in lines
     ), lines
     assert any(
-        line.startswith("quirks routes.openrouter-deepinfra.changes.id_pattern") for line in lines
+        line.startswith("quirks routes.openrouter-deepinfra.changes.kimi.id_pattern")
+        for line in lines
     )
+    place = "(routes.openrouter-deepinfra.changes.kimi.id_pattern)"
+    findings = check_recording(suite, recording).findings
+    fixes = [remedy.for_recording(suite, recording, f) for f in findings]
+    assert any(fix.startswith("edit routes.yaml:") and place in fix for fix in fixes), fixes
 
 
 def test_a_route_without_its_change_leaves_the_recording_unexplained(tmp_path: Path) -> None:
     """Without the route's `later_name` change, Baseten's `name: ""` contradicts Kimi's profile,
     and the finding names the provider's quirk and the recording."""
     line = (
-        "      later_name: {value: empty, evidence: published, recordings: "
+        "        later_name: {value: empty, evidence: published, recordings: "
         "[fantasy_openrouter-baseten_kimi-k2_multi_tool]}\n"
     )
     suite = load_suite(_suite_with_routes(tmp_path, (line, "")))

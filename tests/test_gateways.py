@@ -27,14 +27,15 @@ ROOT = Path(__file__).resolve().parents[1]
 SUITE = load_suite(ROOT)
 
 
-def through(rewrites: Rewrites, *, bound: float = 3.0) -> GatewayRun:
+def through(rewrites: Rewrites, home: Path, *, bound: float = 3.0) -> GatewayRun:
+    """A run of every glm case through the relay, its log under `home` (never the checkout)."""
     todo = cases(SUITE, provider="glm")
     with serve.serving(SUITE) as served, relaying(served.base_url, rewrites) as url:
-        return run_gateway(ByURL(url, "relay"), served, todo, ROOT, say=lambda _: None, bound=bound)
+        return run_gateway(ByURL(url, "relay"), served, todo, home, say=lambda _: None, bound=bound)
 
 
-def test_a_transparent_relay_passes_every_stream_byte_for_byte() -> None:
-    run = through(Rewrites())
+def test_a_transparent_relay_passes_every_stream_byte_for_byte(tmp_path: Path) -> None:
+    run = through(Rewrites(), tmp_path)
     assert run.unavailable is None
     kinds = {r.case.kind for r in run.results}
     assert kinds == {"cell", "published", "fault"}
@@ -44,7 +45,7 @@ def test_a_transparent_relay_passes_every_stream_byte_for_byte() -> None:
     assert all(r.request is not None and r.request.notes() == [] for r in streamed)
 
 
-def test_a_rewriting_relay_is_judged_field_by_field() -> None:
+def test_a_rewriting_relay_is_judged_field_by_field(tmp_path: Path) -> None:
     rewrites = Rewrites(
         drop_request_fields=("tool_stream",),
         insert_index=True,
@@ -52,7 +53,7 @@ def test_a_rewriting_relay_is_judged_field_by_field() -> None:
         add_done=True,
         hang_on_cut=6.0,
     )
-    run = through(rewrites, bound=2.0)
+    run = through(rewrites, tmp_path, bound=2.0)
     by_target = {(r.case.target, r.case.fault): r for r in run.results}
     stripped = by_target[("tool_stream_call", None)]
     assert stripped.request is not None and stripped.request.stripped == ("tool_stream",)
@@ -83,6 +84,19 @@ def test_a_gateway_that_cannot_start_is_unavailable_with_the_reason(tmp_path: Pa
     assert "unavailable: did not start" in report.text(report.document([run]))
 
 
+def checkout_copy(tmp_path: Path) -> Path:
+    """What `make gateways` reads, copied (the Makefile, the suite's data), with the checkout's
+    installed .venv linked in, and pyproject.toml made older than its install stamp."""
+    copy = tmp_path / "checkout"
+    copy.mkdir()
+    for name in ("Makefile", "pyproject.toml", "providers.yaml", "routes.yaml", "scenarios.yaml"):
+        shutil.copy2(ROOT / name, copy / name)
+    shutil.copytree(ROOT / "cassettes", copy / "cassettes")
+    os.utime(copy / "pyproject.toml", (0, 0))  # older than the environment's install stamp
+    (copy / ".venv").symlink_to(ROOT / ".venv")
+    return copy
+
+
 def readme_recipe() -> str:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("\n## Checking your gateway\n", 1)[1]
@@ -94,8 +108,11 @@ def readme_recipe() -> str:
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 @pytest.mark.parametrize("rewrites", [Rewrites(), Rewrites(drop_request_fields=("tool_stream",))])
-def test_the_readme_recipe_checks_a_gateway_by_url(rewrites: Rewrites) -> None:
+def test_the_readme_recipe_checks_a_gateway_by_url(rewrites: Rewrites, tmp_path: Path) -> None:
+    """Run as a user runs it, in a copy of the checkout: `make gateways` writes its reports
+    (and a gateway's log) where it runs, and a user's own reports must survive `make test`."""
     line = readme_recipe()
+    checkout = checkout_copy(tmp_path)
     port = process.free_port()
     with relaying(f"http://127.0.0.1:{port}", rewrites) as url:
         command = (
@@ -106,7 +123,7 @@ def test_the_readme_recipe_checks_a_gateway_by_url(rewrites: Rewrites) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLCALL")}
         done = subprocess.run(
             ["bash", "-c", command],
-            cwd=ROOT,
+            cwd=checkout,
             env=env,
             capture_output=True,
             text=True,
@@ -122,7 +139,9 @@ def test_the_readme_recipe_checks_a_gateway_by_url(rewrites: Rewrites) -> None:
         assert "FAIL" not in out and "REQ" not in out
 
 
-def test_an_http_client_that_merges_calls_through_the_gateway_is_a_client_finding() -> None:
+def test_an_http_client_that_merges_calls_through_the_gateway_is_a_client_finding(
+    tmp_path: Path,
+) -> None:
     """LiteLLM's `index: 0` on Gemini's index-less parallel calls, as measured: the turn this
     library assembles is intact, but the openai SDK's stream helper, which crashes on them
     straight from serve (a loud failure), merges them silently through the gateway."""
@@ -139,7 +158,7 @@ def test_an_http_client_that_merges_calls_through_the_gateway_is_a_client_findin
         relaying(served.base_url, Rewrites(insert_index=True)) as url,
     ):
         run = run_gateway(
-            ByURL(url, "relay"), served, todo, ROOT, say=lambda _: None, clients=Clients(sdk)
+            ByURL(url, "relay"), served, todo, tmp_path, say=lambda _: None, clients=Clients(sdk)
         )
     (result,) = run.results
     assert result.turn == [] and "index absent->present" in result.wire

@@ -124,11 +124,13 @@ def followed(tmp_path_factory: pytest.TempPathFactory) -> Followed:
             assert "n/a  deepseek/tool_stream_call: GLM-only" in done.stdout
             assert "secret scan: 0 hit(s)" in done.stdout
 
-        # Adding a provider, pointed at the simulator's GLM.
+        # Adding a provider, pointed at the simulator's GLM: the server's model is GLM's, as a
+        # real vLLM's is the one it serves (a stream naming another model is refused).
         lines = recipe("Adding a provider")
-        assert lines[-1] == "make test"
+        assert lines[-1] == "make test" and "MODEL=Qwen/Qwen3-8B" in lines[0]
         for line in lines[:-1]:
             line = line.replace("http://localhost:8000/v1", running.url("glm"))
+            line = line.replace("MODEL=Qwen/Qwen3-8B", "MODEL=glm-4.7")
             done = _run(line, repo, env)
             assert done.returncode == 0, f"{line}\n{done.stdout[-3000:]}{done.stderr[-3000:]}"
     suite = load_suite(repo)

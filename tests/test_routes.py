@@ -10,6 +10,7 @@ file's comments, and leave providers.yaml byte for byte as it was.
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -20,7 +21,7 @@ import httpx
 import pytest
 from jsonschema import Draft202012Validator
 
-from toolcall.harness import accept, background, cli, report, serve
+from toolcall.harness import accept, background, cli, report, roundtrip, serve
 from toolcall.harness.checks import check_cell, check_recording, check_route_cell
 from toolcall.harness.profiles import ProfileError, format_schema, load_routes, load_suite
 from toolcall.harness.published import discover
@@ -90,6 +91,16 @@ def relay(upstream: str) -> Iterator[tuple[str, list[dict[str, Any]]]]:
         yield f"http://127.0.0.1:{server.server_address[1]}/v1", seen
 
 
+def _pristine_litellm(root: Path) -> None:
+    """The suite at `root` as a fresh clone has it for the `litellm` route: nothing recorded
+    through it yet (a user's checkout, which the copy was made from, may hold recordings)."""
+    doc = roundtrip.load(root / "routes.yaml")
+    doc["routes"]["litellm"].pop("changes", None)
+    roundtrip.save(root / "routes.yaml", doc, "test")
+    for folder in (root / "cassettes").glob("*/routes/litellm"):
+        shutil.rmtree(folder)
+
+
 def _record(root: Path, *extra: str) -> int:
     base = ["--root", str(root), "record", "--provider", "gemini", "--scenario", "single_call"]
     return cli.main([*base, *extra])
@@ -99,6 +110,7 @@ def test_accept_through_a_relay_writes_only_the_routes_profile(
     suite_copy: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("GEMINI_API_KEY", "dummy-key-for-the-local-relay")
+    _pristine_litellm(suite_copy)
     providers_before = (suite_copy / "providers.yaml").read_bytes()
     with serve.serving(load_suite(ROOT)) as upstream, relay(upstream.url("gemini")) as (url, seen):
         code = _record(
@@ -133,13 +145,15 @@ def test_accept_through_a_relay_writes_only_the_routes_profile(
     suite = load_suite(suite_copy)
     route = suite.routes["litellm"]
     assert route.changes == {
-        "index": "present",
-        "finish_with_last_delta": False,
-        "finish_reason_null": True,
-        "usage": "none",
+        "gemini": {
+            "index": "present",
+            "finish_with_last_delta": False,
+            "finish_reason_null": True,
+            "usage": "none",
+        }
     }
-    assert {q: e["cassettes"] for q, e in route.change_evidence.items()} == {
-        key: ["gemini/single_call"] for key in route.changes
+    assert {q: e["cassettes"] for q, e in route.change_evidence["gemini"].items()} == {
+        key: ["single_call"] for key in route.changes["gemini"]
     }
     assert check_route_cell(suite, "gemini", "litellm", cassette).status == "pass"
     gemini = suite.providers["gemini"]
@@ -150,6 +164,7 @@ def test_without_accept_the_routes_drift_is_reported_and_nothing_changes(
     suite_copy: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("GEMINI_API_KEY", "dummy-key-for-the-local-relay")
+    _pristine_litellm(suite_copy)
     before = {n: (suite_copy / n).read_bytes() for n in ("providers.yaml", "routes.yaml")}
     with serve.serving(load_suite(ROOT)) as upstream, relay(upstream.url("gemini")) as (url, _):
         code = _record(suite_copy, "--route", "litellm", "--base-url", url)
@@ -165,12 +180,17 @@ def test_a_foreign_base_url_without_a_route_is_refused(
     suite_copy: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("GEMINI_API_KEY", "dummy-key-for-the-local-relay")
+    before = _files(suite_copy)
     with relay("http://127.0.0.1:9/v1") as (url, seen):
         code = _record(suite_copy, "--base-url", url)
     err = capsys.readouterr().err
     assert code == 2 and seen == []
     assert "ROUTE=<name>" in err and "ROUTE=direct" in err and "litellm" in err
-    assert not (suite_copy / "cassettes" / "gemini" / "routes").exists()
+    assert _files(suite_copy) == before  # whatever the copied checkout held already
+
+
+def _files(root: Path) -> dict[Path, bytes]:
+    return {p: p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def test_an_unknown_route_is_refused_naming_the_known_ones(
@@ -183,8 +203,17 @@ def test_an_unknown_route_is_refused_naming_the_known_ones(
 @pytest.mark.parametrize(
     ("old", "new", "message"),
     [
-        ("      usage: {value: after_finish,", "      usage: {value: sometimes,", "changes.usage"),
-        ("      arguments: {value: whole,", "      argument: {value: whole,", "not a quirk"),
+        (
+            "        usage: {value: after_finish,",
+            "        usage: {value: sometimes,",
+            "changes.glm.usage",
+        ),
+        ("        arguments: {value: whole,", "        argument: {value: whole,", "not a quirk"),
+        (
+            "      kimi:\n        later_id:",
+            "      kimmi:\n        later_id:",
+            "'kimmi'] not a provider",
+        ),
         ("    carries_to: baseten\n", "    carries_to: nowhere\n", "carries_to: 'nowhere'"),
     ],
 )
@@ -211,19 +240,83 @@ def test_reports_carry_the_route() -> None:
     assert "| kimi@openrouter-groq |" in report.markdown(outcomes)
 
 
+#: A routes.yaml as a fresh clone has it where it matters here: comments, and a gateway nothing
+#: was recorded through yet followed by another route. Written here, since the checkout's may
+#: hold a user's recordings.
+PRISTINE_ROUTES = """# Routes: a comment that must survive.
+
+version: 1
+
+routes:
+
+  direct:
+    kind: direct
+    name: the vendor's own API
+    description: The provider's base_url in providers.yaml.
+
+  # -- gateways --
+  litellm:
+    kind: gateway
+    name: LiteLLM proxy
+    description: >-
+      LiteLLM's proxy server; its base URL is your installation's.
+
+  portkey:
+    kind: gateway
+    name: Portkey gateway
+    description: Portkey's open-source gateway.
+"""
+
+
 def test_accepting_and_withdrawing_a_change_gives_routes_yaml_back(tmp_path: Path) -> None:
     """A change block lands inside its route, the blank line before the next route kept, and
     removing it again restores the file byte for byte (comments and all)."""
     path = tmp_path / "routes.yaml"
-    original = (ROOT / "routes.yaml").read_bytes()
+    original = PRISTINE_ROUTES.encode()
     path.write_bytes(original)
-    entry = {"value": "present", "evidence": "recorded", "cassettes": ["gemini/single_call"]}
-    accept.apply_routes(path, [accept.RouteChange("litellm", {"index": entry})])
+    entry = {"value": "present", "evidence": "recorded", "cassettes": ["single_call"]}
+    accept.apply_routes(path, [accept.RouteChange("litellm", {"gemini": {"index": entry}})])
     text = path.read_text(encoding="utf-8")
     assert (
-        "    changes:\n      index: {value: present, evidence: recorded, cassettes: "
-        "[gemini/single_call]}\n\n  portkey:\n"
+        "    changes:\n      gemini:\n        index: {value: present, evidence: recorded, "
+        "cassettes: [single_call]}\n\n  portkey:\n"
     ) in text
-    assert load_routes(tmp_path)["litellm"].changes == {"index": "present"}
-    accept.apply_routes(path, [accept.RouteChange("litellm", {"index": None})])
+    assert load_routes(tmp_path)["litellm"].changes == {"gemini": {"index": "present"}}
+    accept.apply_routes(path, [accept.RouteChange("litellm", {"gemini": {"index": None}})])
     assert path.read_bytes() == original
+
+
+def test_each_provider_keeps_its_own_changes_through_a_route(
+    suite_copy: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """What a route changes differs by provider (the relay adds `index` only where Gemini left
+    it out): accepting Kimi through the relay after Gemini keeps Gemini's changes, every cell
+    through the route passes for both, and a later `SCENARIO=` run of Gemini leaves what its
+    other cassettes showed."""
+    _pristine_litellm(suite_copy)
+    suite = load_suite(ROOT)
+    for provider in ("gemini", "kimi"):
+        monkeypatch.setenv(suite.providers[provider].key_env, "dummy-key-for-the-local-relay")
+
+    def record(provider: str, *extra: str) -> None:
+        with relay(upstream.url(provider)) as (url, _seen):
+            arguments = ["--provider", provider, "--route", "litellm", "--base-url", url]
+            code = cli.main(["--root", str(suite_copy), "record", *arguments, *extra, "--accept"])
+        out, err = capsys.readouterr()
+        assert code == 0, out + err
+
+    with serve.serving(suite) as upstream:
+        record("gemini")
+        gemini = load_suite(suite_copy).routes["litellm"].change_evidence["gemini"]
+        assert gemini["index"]["value"] == "present"
+        record("kimi")
+        record("gemini", "--scenario", "single_call")
+    after = load_suite(suite_copy)
+    route = after.routes["litellm"]
+    assert route.change_evidence["gemini"] == gemini
+    assert "index" not in route.changes["kimi"]  # Kimi's calls carry their index already
+    cells = sorted((suite_copy / "cassettes").glob("*/routes/litellm/*.yaml"))
+    assert {path.parts[-4] for path in cells} == {"gemini", "kimi"}
+    for path in cells:
+        outcome = check_route_cell(after, path.parts[-4], "litellm", path)
+        assert outcome.status == "pass", outcome.report()

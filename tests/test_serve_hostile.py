@@ -4,6 +4,7 @@ OpenAI error shape, nothing outside the suite is served, and no client holds the
 from __future__ import annotations
 
 import http.client
+import io
 import json
 import socket
 import threading
@@ -277,6 +278,97 @@ def test_an_unknown_method_gets_json(server: serve.Running) -> None:
     raw = b"BREW /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
     status, _error = error_of(server, raw)
     assert status == 501
+
+
+# --- the edges of HTTP/1.1: every request gets a status line -----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "status"),
+    [
+        (b"GARBAGE", 400),
+        (b"GET /v1/models", 400),  # HTTP/0.9's form: its answer would have no status line
+        (b"GET /v1/models HTTP/1.1 extra", 400),
+        (b"GET /v1/models HTTP/2.0", 505),
+        (b"PRI * HTTP/2.0", 505),  # what a client with HTTP/2 prior knowledge opens with
+        (b"GET /v1/models HTTP/x.y", 400),
+    ],
+)
+def test_a_malformed_request_line_gets_a_status_line(
+    server: serve.Running, line: bytes, status: int
+) -> None:
+    got, _error = error_of(server, line + b"\r\nHost: 127.0.0.1\r\n\r\n")
+    assert got == status
+
+
+def models(host: str = "127.0.0.1") -> bytes:
+    return request("/v1/models", b"", method="GET", host=host)
+
+
+def test_a_request_line_over_64_kib_after_an_empty_line_is_refused(server: serve.Running) -> None:
+    status, _error = error_of(server, b"\r\nGET /" + b"x" * 70_000 + b" HTTP/1.1\r\n\r\n")
+    assert status in (400, 414)
+
+
+@pytest.mark.parametrize("blank", [b"\r\n", b"\n", b"\r\n\r\n"])
+def test_empty_lines_before_a_request_line_are_ignored(server: serve.Running, blank: bytes) -> None:
+    """RFC 9112, section 2.2: a server ignores at least one empty line before a request line."""
+    response = exchange(server, blank + models())
+    assert response.status == 200
+
+
+class _OneReader(io.BufferedReader):
+    """A socket's reader that every `http.client.HTTPResponse` on it shares (the first response
+    may read ahead into the second) and none closes."""
+
+    def close(self) -> None:
+        pass
+
+    def makefile(self, *_args: object, **_kwargs: object) -> _OneReader:
+        return self
+
+
+def test_an_empty_line_between_kept_alive_requests_loses_neither(server: serve.Running) -> None:
+    body = json.dumps(SCENARIO).encode()
+    sock = socket.create_connection(address(server), timeout=10)
+    sock.sendall(post_json(body) + b"\r\n" + models())
+    one_reader = _OneReader(socket.SocketIO(sock, "rb"))
+    first = http.client.HTTPResponse(one_reader)  # type: ignore[arg-type]
+    first.begin()
+    first.read()
+    second = http.client.HTTPResponse(one_reader)  # type: ignore[arg-type]
+    second.begin()
+    document = json.loads(second.read())
+    sock.close()
+    assert (first.status, second.status) == (200, 200)
+    assert document["object"] == "list"
+
+
+@pytest.mark.parametrize("number", [b"NaN", b"Infinity", b"-Infinity", b"1e400"])
+def test_the_captured_requests_are_strict_json(number: bytes) -> None:
+    """Python reads `NaN` and `1e400` as floats; sent back as they are, the capture would not be
+    JSON. Such a body is kept as its text."""
+    body = b'{"model": "any", "messages": [], "temperature": ' + number + b"}"
+    with serve.serving(SUITE) as running:
+        exchange(running, post_json(body))
+        raw = exchange_body(running, models().replace(b"/v1/models", b"/_toolcall/requests"))
+    (captured,) = json.loads(raw, parse_constant=_refuse_constant)["requests"]
+    assert captured["body"] == body.decode()
+
+
+def _refuse_constant(name: str) -> None:
+    raise AssertionError(f"{name} in what should be strict JSON")
+
+
+def exchange_body(running: serve.Running, raw: bytes) -> bytes:
+    sock = socket.create_connection(address(running), timeout=10)
+    sock.sendall(raw)
+    response = http.client.HTTPResponse(sock)
+    response.begin()
+    data = response.read()
+    sock.close()
+    assert response.status == 200
+    return data
 
 
 # --- no client holds the server -----------------------------------------------------------

@@ -13,7 +13,8 @@ new, since one cassette is thin evidence. Each recorded scenario's `provenance` 
 
 A run through a route other than `direct` changes routes.yaml instead (`plan_route`): what the
 stream through the route shows in place of the provider's declared quirks becomes the route's
-changes, and providers.yaml is not touched, so a gateway's rewrites never pass for the provider's.
+changes for that provider, and providers.yaml is not touched, so a gateway's rewrites never pass
+for the provider's; another provider's changes through the same route are left as they are.
 
 Applying goes through `roundtrip` (ruamel.yaml), which keeps providers.yaml's (and routes.yaml's)
 comments, key order, quoting and flow style. The printed form is the same change as valid YAML,
@@ -233,60 +234,84 @@ def _before(entry: Any, key: str) -> int:
 
 @dataclass
 class RouteChange:
-    """The change to one route's profile in routes.yaml: quirk -> its new entry, or None to
-    remove a recorded change the run no longer shows."""
+    """The change to one route's profile in routes.yaml: provider -> quirk -> its new entry, or
+    None to remove a recorded change the run no longer shows. Only the providers the run
+    recorded appear: another provider's changes through the route are never touched."""
 
     route: str
-    changes: dict[str, dict[str, Any] | None] = field(default_factory=dict)
+    changes: dict[str, dict[str, dict[str, Any] | None]] = field(default_factory=dict)
 
 
 def plan_route(suite: Suite, route: Route, recorded: Iterable[Recorded]) -> RouteChange:
-    """What `recorded` (cells of any provider through `route`) says the route changes.
+    """What `recorded` (cells of any provider through `route`) says the route changes in each
+    recorded provider's stream.
 
-    A change is a quirk the provider's profile declares whose value the stream through the
-    route does not show: the value most of the recorded cells showed, with the cells as its
-    evidence. A recorded change that every cell now shows the provider's value for is removed;
-    a change resting on published recordings is left to them (conformance says if they
-    disagree). providers.yaml is never part of this change.
+    A change is a quirk the provider's profile declares whose value its stream through the
+    route does not show: the value most of the provider's cells showed, with the cells as its
+    evidence. The provider's cassettes recorded earlier and not in this run keep their vote (a
+    `SCENARIO=` run does not erase what the others showed). A recorded change that every cell
+    now shows the provider's value for, and no earlier cassette still shows, is removed.
+    providers.yaml is never part of this change, and neither is any other provider's entry.
     """
-    seen: dict[str, dict[str, Any]] = {}
-    agree: set[str] = set()
+    runs_of: dict[str, list[Recorded]] = {}
     for run in recorded:
-        provider = suite.providers[run.provider]
+        runs_of.setdefault(run.provider, []).append(run)
+    change = RouteChange(route.key)
+    for provider_key, runs in runs_of.items():
+        planned = _plan_provider(suite.providers[provider_key], route, runs)
+        if planned:
+            change.changes[provider_key] = planned
+    return change
+
+
+def _plan_provider(
+    provider: Provider, route: Route, runs: list[Recorded]
+) -> dict[str, dict[str, Any] | None]:
+    """quirk -> new entry (None: remove) for one provider's cells through `route`."""
+    declared = route.change_evidence.get(provider.key, {})
+    rerecorded = {run.scenario for run in runs}
+    votes: dict[str, dict[str, Any]] = {}
+    agree: set[str] = set()
+    for run in runs:
         cell = provider.cells[run.scenario]
-        for quirk, declared in cell.quirks.items():
+        for quirk, value_declared in cell.quirks.items():
             if quirk not in run.observed:
                 continue
             value = _seen(provider, run, quirk)
-            if value == declared:
+            if value == value_declared:
                 agree.add(quirk)
             else:
-                seen.setdefault(quirk, {})[f"{run.provider}/{run.scenario}"] = value
-    change = RouteChange(route.key)
+                votes.setdefault(quirk, {})[run.scenario] = value
+    for quirk, entry in declared.items():
+        if entry.get("evidence") != RECORDED:
+            continue
+        for scenario in entry["cassettes"]:
+            if scenario not in rerecorded:
+                votes.setdefault(quirk, {})[scenario] = entry["value"]
+    planned: dict[str, dict[str, Any] | None] = {}
     for quirk in fingerprint.ORDER:
-        if quirk in seen:
-            value = _majority(seen[quirk], None)
-            shown_by = [cell for cell, v in seen[quirk].items() if v == value]
+        before = declared.get(quirk)
+        if quirk in votes:
+            current = before["value"] if before is not None else None
+            value = _majority(votes[quirk], current)
+            shown_by = sorted(s for s, v in votes[quirk].items() if v == value)
             entry = {"value": value, "evidence": RECORDED, "cassettes": shown_by}
-            if route.change_evidence.get(quirk) != entry:
-                change.changes[quirk] = entry
-        elif quirk in agree and route.change_evidence.get(quirk, {}).get("evidence") == RECORDED:
-            change.changes[quirk] = None
-    return change
+            if before != entry:
+                planned[quirk] = entry
+        elif quirk in agree and before is not None and before.get("evidence") == RECORDED:
+            planned[quirk] = None
+    return planned
 
 
 def route_yaml(changes: Iterable[RouteChange]) -> str:
     """The route changes as YAML to merge into routes.yaml (`null`: remove that change)."""
-    doc = {
-        "routes": {
-            c.route: {"changes": {q: e for q, e in c.changes.items()}} for c in changes if c.changes
-        }
-    }
+    doc = {"routes": {c.route: {"changes": c.changes} for c in changes if c.changes}}
     return roundtrip.dump(_flow_leaves(doc))
 
 
 def apply_routes(path: Path, changes: Iterable[RouteChange]) -> None:
-    """Write route changes into routes.yaml at `path`, comments and everything else kept."""
+    """Write route changes into routes.yaml at `path`, comments and everything else kept; only
+    the recorded providers' entries under each route are touched."""
     doc = roundtrip.load(path)
     for change in changes:
         if not change.changes:
@@ -295,15 +320,22 @@ def apply_routes(path: Path, changes: Iterable[RouteChange]) -> None:
         if "changes" not in profile:
             _move_gap_to_next_route(doc["routes"], change.route)
             profile["changes"] = roundtrip.block()
-        entries = profile["changes"]
-        entries.fa.set_block_style()
-        for quirk, entry in change.changes.items():
-            if entry is None:
-                entries.pop(quirk, None)
-            else:
-                entries[quirk] = roundtrip.flow(entry)
-        _sort(entries)
-        if not entries:
+        by_provider = profile["changes"]
+        by_provider.fa.set_block_style()
+        for provider, planned in change.changes.items():
+            if provider not in by_provider:
+                by_provider[provider] = roundtrip.block()
+            entries = by_provider[provider]
+            entries.fa.set_block_style()
+            for quirk, entry in planned.items():
+                if entry is None:
+                    entries.pop(quirk, None)
+                else:
+                    entries[quirk] = roundtrip.flow(entry)
+            _sort(entries)
+            if not entries:
+                del by_provider[provider]
+        if not by_provider:
             del profile["changes"]
     roundtrip.save(path, doc, "record --accept")
 

@@ -215,10 +215,11 @@ def check_route_cell(suite: Suite, provider_key: str, route_key: str, path: Path
         findings.append(Finding("quirks", "$", "a readable stream", str(exc)))
     else:
         accept = f"make record PROVIDER={provider_key} ROUTE={route_key} ACCEPT=1"
-        for quirk, want, got in fingerprint.compare(route.quirks_over(cell.quirks), observed):
+        changes = route.changes_for(provider_key, scenario)
+        for quirk, want, got in fingerprint.compare({**cell.quirks, **changes}, observed):
             where = (
-                f"routes.{route_key}.changes.{quirk}"
-                if quirk in route.changes
+                f"routes.{route_key}.changes.{provider_key}.{quirk}"
+                if quirk in changes
                 else f"providers.{provider_key}.quirks.{quirk}"
             )
             findings.append(Finding("quirks", where, want, f"{got!r} (accept with {accept})"))
@@ -436,20 +437,25 @@ def profile_findings(
         return [Finding("quirks", "$", "a readable stream", str(exc))]
     if not framing:
         observed.quirks.update(dict.fromkeys(fingerprint.FRAMING))
-    changes = route.changes if route is not None else {}
+    changes = route.changes_for(provider.key) if route is not None else {}
     found = []
     for quirk, want, got in fingerprint.compare({**provider.quirks, **changes}, observed):
         if (stem, quirk) in provider.waivers:
             continue
         where = (
-            f"routes.{route.key}.changes.{quirk}"
+            f"routes.{route.key}.changes.{provider.key}.{quirk}"
             if route is not None and quirk in changes
             else f"providers.{provider.key}.quirks.{quirk}"
         )
         found.append(Finding("quirks", where, want, f"{got!r} in {stem}"))
     declarations = [(f"providers.{provider.key}.quirks", provider.quirk_evidence)]
     if route is not None:
-        declarations.append((f"routes.{route.key}.changes", route.change_evidence))
+        declarations.append(
+            (
+                f"routes.{route.key}.changes.{provider.key}",
+                route.change_evidence.get(provider.key, {}),
+            )
+        )
     for where, declared in declarations:
         for quirk, entry in declared.items():
             if stem in entry.get("recordings", []):

@@ -314,6 +314,11 @@ def _matrix(suite: Suite, args: argparse.Namespace) -> int:
     return 0
 
 
+#: Where `record` without `--accept` writes its cassettes: out of what git tracks (reports/ is
+#: ignored), so a run that only looks never changes a committed cassette.
+PENDING = Path("reports") / "pending" / "cassettes"
+
+
 def _record(suite: Suite, args: argparse.Namespace) -> int:
     """Record the selected cells, one progress line each, then say what was checked.
 
@@ -351,7 +356,8 @@ def _record(suite: Suite, args: argparse.Namespace) -> int:
         route=args.route,
         headers=headers,
         model=args.model,
-        out_dir=args.out,
+        out_dir=args.out if args.out or args.accept else suite.root / PENDING,
+        accept=args.accept,
         timeout=args.timeout,
         deadline=args.deadline,
         max_bytes=args.max_bytes,
@@ -394,6 +400,14 @@ def _record(suite: Suite, args: argparse.Namespace) -> int:
         seconds = time.monotonic() - started
         print(f"wrote {_shown(recorded.path, suite)} ({recorded.size} bytes, {seconds:.1f}s)")
         runs.setdefault(provider.key, []).append(recorded)
+    for recorded in (r for found in runs.values() for r in found if r.wrong_model):
+        failed.append(f"{recorded.provider}/{recorded.scenario}")
+        print(f"MODEL {recorded.provider}/{recorded.scenario}: {recorded.wrong_model}")
+    if runs and not args.accept and not args.out:
+        print(
+            f"nothing committed changed: the cassettes are under {PENDING}/ "
+            "(make record ... ACCEPT=1 records into cassettes/)"
+        )
     drifted = [r for recorded in runs.values() for r in recorded if r.drift]
     for recorded in drifted:
         routed = recorded.route != DIRECT

@@ -81,9 +81,11 @@ class Provider:
 class Route:
     """How a provider's model is reached, and what that changes in the stream.
 
-    `changes` is quirk -> value: what a stream through this route shows instead of the
-    provider's declared value; `change_evidence` keeps each declaration whole (value, evidence,
-    the recordings or cassettes that show it).
+    `changes` is provider -> quirk -> value: what a stream of that provider through this route
+    shows instead of the provider's declared value. A route's changes are kept per provider
+    because they differ by provider (a gateway inserts `index` only where the provider left it
+    out); `change_evidence` keeps each declaration whole (value, evidence, the recordings or
+    cassettes that show it), by provider too.
     """
 
     key: str
@@ -92,12 +94,24 @@ class Route:
     description: str
     base_url: str | None = None
     carries_to: str | None = None
-    changes: dict[str, Any] = field(default_factory=dict)
-    change_evidence: dict[str, dict[str, Any]] = field(default_factory=dict)
+    changes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    change_evidence: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
 
-    def quirks_over(self, quirks: dict[str, Any]) -> dict[str, Any]:
-        """A provider's (or a cell's) declared quirks as seen through this route."""
-        return {**quirks, **self.changes}
+    def changes_for(self, provider: str, scenario: str | None = None) -> dict[str, Any]:
+        """quirk -> value: what this route changes in `provider`'s stream of `scenario` (None: a
+        published recording). A change published recordings show holds for every stream of
+        the provider; one recorded cassettes show holds for the scenarios it names, since a
+        route can treat two scenarios differently (a relay splits the finish off a call chunk,
+        and a text-only answer has none)."""
+        return {
+            quirk: entry["value"]
+            for quirk, entry in self.change_evidence.get(provider, {}).items()
+            if scenario in entry.get("cassettes", [scenario])
+        }
+
+    def quirks_over(self, provider: str, scenario: str, quirks: dict[str, Any]) -> dict[str, Any]:
+        """One of `provider`'s cells' declared quirks as seen through this route."""
+        return {**quirks, **self.changes_for(provider, scenario)}
 
 
 @dataclass(frozen=True)
@@ -251,6 +265,13 @@ def load_suite(root: Path, providers_text: str | None = None) -> Suite:
                 ]
             },
         )
+    for route in (routes := load_routes(root)).values():
+        strangers = sorted(set(route.changes) - set(providers))
+        if strangers:
+            raise ProfileError(
+                f"routes.yaml: routes.{route.key}.changes: {strangers} not a provider of "
+                f"providers.yaml ({sorted(providers)})"
+            )
     offers = [
         offer
         for section in (providers_doc["providers"], providers_doc.get("wire_only", {}))
@@ -261,7 +282,7 @@ def load_suite(root: Path, providers_text: str | None = None) -> Suite:
         root=root,
         scenarios=scenarios,
         providers=providers,
-        routes=load_routes(root),
+        routes=routes,
         wire_offers=tuple(offers),
     )
 
@@ -296,14 +317,17 @@ def load_routes(root: Path, text: str | None = None) -> dict[str, Route]:
                 f"{where}.carries_to: {target!r} is not a route of routes.yaml "
                 f"({sorted(doc['routes'])})"
             )
-        for quirk, entry in raw.get("changes", {}).items():
-            if quirk not in vocabulary:
-                raise ProfileError(
-                    f"{where}.changes.{quirk}: not a quirk; the vocabulary is {sorted(vocabulary)}"
-                )
-            error = best_match(Draft202012Validator(vocabulary[quirk]).iter_errors(entry["value"]))
-            if error is not None:
-                raise ProfileError(f"{where}.changes.{quirk}.value: {error.message}")
+        for provider, declared in raw.get("changes", {}).items():
+            for quirk, entry in declared.items():
+                path = f"{where}.changes.{provider}.{quirk}"
+                if quirk not in vocabulary:
+                    raise ProfileError(
+                        f"{path}: not a quirk; the vocabulary is {sorted(vocabulary)}"
+                    )
+                value = entry["value"]
+                error = best_match(Draft202012Validator(vocabulary[quirk]).iter_errors(value))
+                if error is not None:
+                    raise ProfileError(f"{path}.value: {error.message}")
         routes[key] = Route(
             key=key,
             kind=raw["kind"],
@@ -311,7 +335,7 @@ def load_routes(root: Path, text: str | None = None) -> dict[str, Route]:
             description=raw["description"],
             base_url=raw["base_url"].rstrip("/") if "base_url" in raw else None,
             carries_to=target,
-            changes=_values(raw.get("changes", {})),
+            changes={p: _values(d) for p, d in raw.get("changes", {}).items()},
             change_evidence=raw.get("changes", {}),
         )
     if routes[DIRECT].kind != DIRECT:
@@ -342,9 +366,41 @@ def _load(path: Path, schema_name: str, text: str | None = None) -> dict[str, An
     problem = _problem(text, schema_name)
     if problem is not None:
         raise ProfileError(f"{path.name}: {problem}")
-    doc = yaml.load(text, Loader=SAFE_LOADER)
+    doc = yaml.load(text, Loader=_ProfileLoader)
     assert isinstance(doc, dict)
     return doc
+
+
+class _KeyProblem(yaml.YAMLError):
+    """A mapping key the profiles cannot take: not a string, or given twice."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(f"line {line}: {message}")
+
+
+class _ProfileLoader(SAFE_LOADER):  # type: ignore[misc, valid-type]
+    """PyYAML's safe loader, strict about mapping keys. It reads YAML 1.1, where an unquoted
+    `yes`, `no`, `on`, `null`, `1` or `0x1f` is a boolean, None or a number: as a route or
+    provider name it would pass the schema's name pattern (which checks strings only) and break
+    every later sort of the names. And it keeps the last of two equal keys, silently dropping
+    the first declaration. Both are refused with the key's line."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        first: dict[str, int] = {}
+        for key_node, _value in node.value:
+            line = key_node.start_mark.line + 1
+            key = self.construct_object(key_node, deep=True)
+            if not isinstance(key, str):
+                raise _KeyProblem(
+                    line,
+                    f"the key {key_node.value!r} reads as {key!r}, not as a name (YAML 1.1); "
+                    f"quote it: '{key_node.value}'",
+                )
+            if key in first:
+                raise _KeyProblem(line, f"duplicate key {key!r} (first at line {first[key]})")
+            first[key] = line
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        return mapping
 
 
 @functools.lru_cache(maxsize=16)
@@ -352,7 +408,9 @@ def _problem(text: str, schema_name: str) -> str | None:
     """What is wrong with a document, or None; remembered per text, because a test run loads the
     same unchanged files hundreds of times and the schema check is most of a load's cost."""
     try:
-        doc = yaml.load(text, Loader=SAFE_LOADER)
+        doc = yaml.load(text, Loader=_ProfileLoader)
+    except _KeyProblem as exc:
+        return str(exc)
     except yaml.YAMLError as exc:
         return f"not valid YAML: {exc}"
     validator = Draft202012Validator(

@@ -70,6 +70,8 @@ class Recorded:
     ids: list[str] = field(default_factory=list)
     #: the route of routes.yaml the stream came through
     route: str = DIRECT
+    #: why the stream's model is not the one asked for, or None when it is
+    wrong_model: str | None = None
 
 
 @dataclass
@@ -83,6 +85,10 @@ class RecordOptions:
     #: the model name to send instead of the profile's (a gateway's alias)
     model: str | None = None
     out_dir: Path | None = None
+    #: whether the run may change committed files; without it a stream answered by a model
+    #: other than the requested or declared one is written (out of the checkout) and flagged,
+    #: with it that stream is refused before anything is written
+    accept: bool = False
     #: seconds a connection or one read may take
     timeout: float = 120.0
     #: seconds the whole cell may take, retries included
@@ -208,6 +214,9 @@ def record_cell(suite: Suite, provider: Provider, cell: Cell, options: RecordOpt
             f"(a scenario the model or server cannot do is `not_applicable` with the reason):\n  "
             + lines
         )
+    wrong_model = model_problem(body, str(request_body["model"]), cell.model)
+    if wrong_model is not None and options.accept:
+        raise RecordError(f"{where}: {scrub.printable(wrong_model, keys)}; nothing written")
     recorded_base = scrub.redact(scrub.url(base), keys)
     cassette = cassettes.build(
         uri=scrub.chat_url(recorded_base),
@@ -243,9 +252,54 @@ def record_cell(suite: Suite, provider: Provider, cell: Cell, options: RecordOpt
     seen = {k: v for k, v in observed.quirks.items() if v is not None}
     if any(observed.ids):
         seen["id_pattern"] = fingerprint.suggest_pattern(observed.ids)
-    drift = fingerprint.compare(route.quirks_over(cell.quirks), observed)
+    drift = fingerprint.compare(
+        route.quirks_over(provider.key, cell.scenario, cell.quirks), observed
+    )
     ids = [i for i in observed.ids if i]
-    return Recorded(provider.key, cell.scenario, path, len(body), drift, seen, ids, route.key)
+    return Recorded(
+        provider.key, cell.scenario, path, len(body), drift, seen, ids, route.key, wrong_model
+    )
+
+
+def model_problem(body: bytes, requested: str, declared: str) -> str | None:
+    """Why the models a stream's chunks name are not the one asked for, or None.
+
+    A chunk's `model` may be the requested name, the profile's, or either with a date or
+    version after it (`gpt-4o` answers as `gpt-4o-2024-08-06`), with a vendor or `models/`
+    prefix or not; anything else is most likely another server's stream (a wrong base URL),
+    which must not be filed as this provider's.
+    """
+    named = []
+    for line in body.decode("utf-8", "replace").splitlines():
+        if not line.startswith("data:"):
+            continue
+        try:
+            chunk = json.loads(line.removeprefix("data:"))
+        except ValueError:
+            continue
+        model = chunk.get("model") if isinstance(chunk, dict) else None
+        if isinstance(model, str) and model and model not in named:
+            named.append(model)
+    strangers = [m for m in named if not any(_same_model(m, x) for x in (requested, declared))]
+    if not strangers:
+        return None
+    return (
+        f"the stream answers as model {strangers[0]!r}, neither the requested {requested!r} nor "
+        f"the declared {declared!r} (another server's stream? check BASE_URL; a model meant to "
+        "differ is set in providers.yaml first)"
+    )
+
+
+def _same_model(seen: str, expected: str) -> bool:
+    """One model under two names: equal but for a vendor prefix, or one of them the other with a
+    tag (`:7b`, `@001`) or a dated or numbered version (`-2024-08-06`, `-0905`) after it; not a
+    sibling named by a word (`gpt-4o-mini` is not `gpt-4o`)."""
+    seen, expected = (name.rsplit("/", 1)[-1].lower() for name in (seen, expected))
+    if seen == expected:
+        return True
+    longer, shorter = (seen, expected) if len(seen) > len(expected) else (expected, seen)
+    rest = longer.removeprefix(shorter)
+    return rest != longer and (rest[:1] in (":", "@") or (rest[:1] == "-" and rest[1:2].isdigit()))
 
 
 def _verify(

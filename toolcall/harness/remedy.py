@@ -73,6 +73,12 @@ def for_recording(suite: Suite, recording: Recording, finding: Finding) -> str:
         return f"if the expectation is wrong, edit {expected}; else the library is"
     if finding.check == "verbatim":
         return f"{cassette} no longer holds its source's bytes: restore it (git checkout)"
+    if finding.check in ("quirks", "quirk-evidence") and finding.path.startswith("routes."):
+        # routes.<route>.changes.<provider>.<quirk>: that provider's change, no one else's
+        declared = _place(suite, "routes.yaml", tuple(finding.path.split(".")))
+        if finding.check == "quirk-evidence":
+            return f"edit {declared}: it names {stem}, which does not show the value"
+        return f"edit {declared}: {stem} came through the route and shows otherwise"
     if finding.check in ("quirks", "quirk-evidence") and finding.path.startswith("providers."):
         keys = tuple(finding.path.split("."))
         declared = _place(suite, "providers.yaml", keys)

@@ -39,7 +39,9 @@ The server keeps the last `CAPTURED` POSTs it received (method, path, headers wi
 masked, parsed body), in process (`Running.requests()`) and over HTTP (`GET /_toolcall/requests`;
 `DELETE` empties it), so a test can compare what a gateway forwarded with the scenario's request.
 A body over `CAPTURED_BODY_BYTES` is kept as its size only: memory stays bounded whatever arrives;
-so is one nested deeper than `CAPTURED_DEPTH`, which the capture could not be sent back as.
+so is one nested deeper than `CAPTURED_DEPTH`, which the capture could not be sent back as. A
+body JSON cannot carry back (`NaN`, `Infinity`, `1e400`, which Python reads as floats) is kept as
+its text: what `GET /_toolcall/requests` sends is strict JSON.
 
 It is a server on the user's machine that clients broken on purpose talk to, so it holds
 itself to limits (the checks on input are in `serve_input`):
@@ -54,7 +56,10 @@ itself to limits (the checks on input are in `serve_input`):
   not a JSON object or is nested past the decoder, a bad `Content-Length` or one over 16 MiB
   (413, refused before reading), a bad `X-Toolcall-Delay-Ms`; a bug here is a 500, never an
   empty reply. A refusal sent before the body was read closes the connection, or the body
-  would be read as the next request;
+  would be read as the next request. Every reply has a status line, whatever the request
+  line: one that is not `METHOD target HTTP/1.x` (`GARBAGE`, HTTP/0.9's `GET /`) is a 400,
+  `HTTP/2.0` (a client with `--http2-prior-knowledge`) a 505; up to `BLANK_LINES` empty lines
+  before a request line are ignored, between kept-alive requests too (RFC 9112, section 2.2);
 - the requests being served hold at most `serve_input.MEMORY_BUDGET` together, counting what
   reading each body as JSON takes (bounded from its counts of commas, colons and brackets
   before it is read): a body that could never fit gets a 413, one that does not fit now a 503;
@@ -72,6 +77,7 @@ overrides of it.
 from __future__ import annotations
 
 import json
+import math
 import secrets as random_tokens
 import socket
 import sys
@@ -103,6 +109,8 @@ CAPTURED_BODY_BYTES = 256 * 1024  # 64 of them: 16 MiB at most
 # Deeper than any request a client sends (a few levels of messages, tools and schemas), and far
 # from the recursion limit that encoding the capture for `GET /_toolcall/requests` runs into.
 CAPTURED_DEPTH = 100
+#: Empty lines ignored before a request line (RFC 9112, section 2.2, asks for at least one).
+BLANK_LINES = 8
 # Masked in captured headers: a gateway forwards the client's key, and captures are printed.
 SECRET_HEADERS = frozenset(
     {"authorization", "proxy-authorization", "cookie", "x-api-key", "api-key", "x-goog-api-key"}
@@ -160,7 +168,7 @@ class Received:
     path: str
     headers: dict[str, str]
     body: Any  # the parsed JSON; None when absent, unreadable, over CAPTURED_BODY_BYTES or deeper
-    # than CAPTURED_DEPTH
+    # than CAPTURED_DEPTH; its text when it holds a number strict JSON has not (NaN, 1e400)
     body_bytes: int
 
     def to_json(self) -> dict[str, Any]:
@@ -300,6 +308,10 @@ def events(body: bytes) -> list[bytes]:
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.1"
+    # What a refusal is framed as until the request line gave its version: http.server's default,
+    # HTTP/0.9, would send a body with no status line.
+    default_request_version = "HTTP/1.1"
+    raw_requestline: bytes
     _replied = False  # a status line went out for the current request
     _body_pending = False  # the current request has a body not read yet
     _held = 0  # what the current request holds of the server's memory budget
@@ -324,6 +336,21 @@ class _Handler(BaseHTTPRequestHandler):
             self._held = self.server.memory.hold(self._held, 0)
 
     def parse_request(self) -> bool:
+        for _ in range(BLANK_LINES):
+            if self.raw_requestline not in (b"\r\n", b"\n"):
+                break
+            self.raw_requestline = self.rfile.readline(65537)
+        if not self.raw_requestline:  # the client closed after its empty lines
+            self.close_connection = True
+            return False
+        if len(self.raw_requestline) > 65536 or len(self.raw_requestline.split()) != 3:
+            # Not `METHOD target HTTP/1.x` (HTTP/0.9's `GET /` included): a 400 with its status
+            # line, which http.server would leave out for a request of no version.
+            line = str(self.raw_requestline, "iso-8859-1").rstrip("\r\n")
+            self.command, self.request_version = "", self.default_request_version
+            self.requestline = line[:200]
+            self.send_error(400, f"not a request line (METHOD target HTTP/1.x): {line[:80]!r}")
+            return False
         if not super().parse_request():
             return False
         self._body_pending = any(h in self.headers for h in ("Content-Length", "Transfer-Encoding"))
@@ -379,6 +406,8 @@ class _Handler(BaseHTTPRequestHandler):
         shallow enough to keep and to send back as JSON, else its size alone."""
         kept = len(raw) <= CAPTURED_BODY_BYTES and _nested_within(parsed, CAPTURED_DEPTH)
         body = parsed if kept else None
+        if kept and not _finite(parsed):
+            body = raw.decode("utf-8", "replace")
         self.server.catalogue.capture(Received("POST", self.path, headers, body, len(raw)))
 
     def _hold(self, cost: int) -> None:
@@ -533,9 +562,10 @@ class _Handler(BaseHTTPRequestHandler):
         *,
         close: bool = False,
     ) -> None:
-        """Send `document`; close the connection when the request's body was not read, or it
-        would be read as the next request."""
-        data = json.dumps(document).encode()
+        """Send `document` as strict JSON (a `NaN` here is a bug, answered as one: a 500); close
+        the connection when the request's body was not read, or it would be read as the next
+        request."""
+        data = json.dumps(document, allow_nan=False).encode()
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
@@ -703,6 +733,21 @@ def _nested_within(value: Any, depth: int) -> bool:
             return False
         children = node.values() if isinstance(node, dict) else node
         todo += [(child, level + 1) for child in children]
+    return True
+
+
+def _finite(value: Any) -> bool:
+    """Whether every number in `value` is finite, so that strict JSON can carry it (walked
+    without recursion, as `_nested_within`)."""
+    todo = [value]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, float) and not math.isfinite(node):
+            return False
+        if isinstance(node, dict):
+            todo += node.values()
+        elif isinstance(node, list):
+            todo += node
     return True
 
 

@@ -1,0 +1,53 @@
+"""The run fails when a test writes into the checkout: the guard in conftest.py, seen firing.
+
+(That it stays quiet when no test writes there is every other run of the suite.)
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+TESTS = """
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_a_report() -> None:
+    (ROOT / "reports").mkdir()
+    (ROOT / "reports" / "gateways.md").write_text("a table of one provider")
+
+
+def test_a_rewritten_file() -> None:
+    (ROOT / "providers.yaml").write_text("rewritten")
+
+
+def test_a_temporary_folder(tmp_path: Path) -> None:
+    (tmp_path / "anything.yaml").write_text("x")
+"""
+
+
+def test_a_test_that_writes_into_the_checkout_fails_the_run(tmp_path: Path) -> None:
+    checkout = tmp_path / "checkout"
+    (checkout / "tests").mkdir(parents=True)
+    shutil.copy(HERE / "conftest.py", checkout / "tests" / "conftest.py")
+    (checkout / "providers.yaml").write_text("as committed", encoding="utf-8")
+    (checkout / "tests" / "test_writers.py").write_text(TESTS, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", *("-p", "no:toolcall", "-p", "no:cacheprovider")],
+        cwd=checkout / "tests",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    out = done.stdout + done.stderr
+    assert "3 passed" in out and done.returncode != 0, out
+    listed = out[out.index("the tests wrote into the checkout") :].split()
+    assert "providers.yaml" in listed and "reports/gateways.md" in listed, out
+    assert not [word for word in listed if "anything" in word]
