@@ -17,14 +17,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from ._assembler import Assembler
-from ._errors import ProviderError, StreamError, ToolCallError, UsageError, shown
-from ._events import Event, ReasoningDelta, TextDelta, reasoning_delta, text_delta
-from ._json import Loads, Refused
-from ._templates import ARGUMENTS, CONTENT, REASONING, FragmentTemplate, learn
+from .._assembler import Assembler
+from .._errors import StreamError, ToolCallError, UsageError, shown
+from .._events import ReasoningDelta, TextDelta, reasoning_delta, text_delta
+from .._json import Dumps, Loads, Refused
+from .._templates import ARGUMENTS, CONTENT, REASONING, FragmentTemplate, learn
+from ._base import WireReader, provider_error
 
 
-class ChunkReader:
+class ChatReader(WireReader):
     """Decodes chunk payloads, feeds tool-call deltas to an assembler, keeps the rest of a turn.
 
     A turn ends at its first `finish_reason`, but GLM-4.5 puts one on every whole-call chunk, so
@@ -33,29 +34,18 @@ class ChunkReader:
     and everything after it are left out, and `second_generation` says where it began.
     """
 
+    wire = "chat"
     #: Finish reasons that say the turn was stopped before it was done: its last call may be cut.
     cut: ClassVar[Mapping[str, str]] = {
         "length": "the output hit max_tokens",
         "content_filter": "the provider's filter cut it",
     }
     #: What the wire sends last, for the `done_absent` diagnostic.
-    end_mark: str | None = "'data: [DONE]'"
-    #: Turn-level provider metadata: none on this wire (Gemini's rides on its call).
-    extra_content: dict[str, Any] | None = None
+    end_mark: ClassVar[str | None] = "'data: [DONE]'"
 
-    def __init__(self, assembler: Assembler, loads: Loads, *, templates: bool = True) -> None:
-        """`templates=False` decodes every chunk in full: the reference the fast path must equal."""
-        self.assembler = assembler
-        self.loads = loads
-        self.chunks = 0
-        self.done = False
-        #: Every distinct finish_reason of the turn, in order; more than one is a conflict.
-        self.finish_reasons: list[str] = []
+    def __init__(self, assembler: Assembler, loads: Loads, dumps: Dumps) -> None:
+        super().__init__(assembler, loads, dumps)
         self.finish_id: object = None
-        self.second_generation: tuple[int, object] | None = None
-        self.usage: dict[str, Any] | None = None
-        self.content: list[str] = []
-        self.reasoning: list[str] = []
         # One template per call being streamed, found by its prefix: parallel calls interleave,
         # and trying each kept template in turn made every chunk past the eighth call a miss.
         # The prefixes of one stream differ only in the call's index, so they come in a few
@@ -63,12 +53,6 @@ class ChunkReader:
         self.templates: dict[str, FragmentTemplate] = {}
         self.prefix_lengths: list[int] = []
         self.last_template: FragmentTemplate | None = None
-        self.learning = templates
-        #: Where text and reasoning events go when the caller asked for events; None otherwise.
-        self.events: list[Event] | None = None
-
-    def close(self) -> None:
-        """End of body: nothing is held back on this wire."""
 
     def read(self, payloads: list[str]) -> None:
         """Take the data payloads of consecutive SSE events."""
@@ -86,19 +70,14 @@ class ChunkReader:
                     if fragment:
                         self._text(fragment, template.kind)
                     return
-                call = self.assembler._by_wire_index.get(template.wire_index)
-                if call is not None and not (template.call_type and not call.type):
-                    if fragment:
-                        self.assembler._append(call, fragment)
-                else:
-                    self.assembler._feed_fragment(template.wire_index, fragment, template.call_type)
+                self.assembler.append_arguments(template.wire_index, fragment, template.call_type)
                 return
         self._read(payloads)
 
     def _read(self, payloads: list[str]) -> None:
         loads = self.loads
         feed = self.assembler.feed
-        feed_fragment = self.assembler._feed_fragment
+        feed_fragment = self.assembler.append_arguments
         for text in payloads:
             self.chunks += 1
             template = self.last_template
@@ -158,7 +137,7 @@ class ChunkReader:
                     if usage:
                         self.usage = usage
                 elif chunk.get("error"):
-                    raise _provider_error(chunk["error"])
+                    raise provider_error(chunk["error"])
                 usage = chunk.get("usage")
                 if usage:
                     self.usage = usage
@@ -208,7 +187,7 @@ class ChunkReader:
             what, kept, event = "content", self.content, text_delta
         else:
             what, kept, event = "reasoning", self.reasoning, reasoning_delta
-        self.assembler._spend_text(len(piece), None, what)
+        self.assembler.spend_text(len(piece), what)
         kept.append(piece)
         if self.events is not None:
             self.events.append(event(piece))
@@ -240,7 +219,10 @@ class ChunkReader:
             delta.get(key) for key in ("tool_calls", "content", "reasoning_content", "reasoning")
         ):
             return False
-        self.second_generation = (self.chunks, chunk_id)
+        self.second_generation = (
+            f"chunk {self.chunks}, after the finish, began another generation (chunk id "
+            f"{shown(chunk_id)}, not {shown(self.finish_id)}); it and all after it were left out"
+        )
         return True
 
     def _remember(self, template: FragmentTemplate) -> None:
@@ -259,17 +241,3 @@ class ChunkReader:
             f"chunk {self.chunks} has choices {shown(indices)}: only one choice (n=1) can carry "
             "a turn"
         )
-
-
-def _provider_error(error: Any) -> ProviderError:
-    if isinstance(error, dict):
-        message = error.get("message") or error
-        code = error.get("code") or error.get("type")
-        return ProviderError(
-            "the provider reported an error: "
-            + (message if type(message) is str else shown(message)),
-            code=None if code is None else code if type(code) is str else shown(code),
-            payload=error,
-        )
-    shown_error = error if type(error) is str else shown(error)
-    return ProviderError(f"the provider reported an error: {shown_error}", payload=error)
