@@ -39,7 +39,10 @@ def is_error_document(first: Any) -> bool:
     """Whether `first`, a body's first JSON document where the framing makes each line or
     element one (NDJSON, a JSON array), is an error answer rather than an event: an object
     whose message sits at the top as text (`detail`, `msg`, `message`) and which no wire's
-    event has (an `error` object is read by each wire's reader, which names it)."""
+    event has (an `error` object is read by each wire's reader, which names it), or a list
+    that begins with one."""
+    if type(first) is list and first and type(first[0]) is dict:
+        return "error" in first[0] or is_error_document(first[0])  # Google's list of one
     if type(first) is not dict or "error" in first:
         return False
     return any(type(first.get(key)) is str for key in _MESSAGE_KEYS)

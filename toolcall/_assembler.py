@@ -400,13 +400,29 @@ class Assembler:
             self._watcher.fragment(call, fragment)
 
     def _add_name(self, call: CallState, name: str) -> None:
+        """Append a fragment of the call's name.
+
+        A name is settled once the call has a name and its arguments have begun: that is when
+        a builder reports the call started (`ToolCallStarted`), so a fragment after it would make
+        the turn disagree with what was reported. The rule holds with events off too, so that a
+        body has one answer however it is read. A call whose arguments began before any name
+        gets its name when it comes, and is reported started then.
+        """
         if call.name_parts and len(name) == call.name_chars and name == call.name():
             self._note("name_repeated", call.index, f"name {shown(name)} was sent again")
             return
+        if call.name_parts and call.chars:
+            raise StreamError(
+                f"the name fragment {shown(name)} arrived after the call's arguments began, "
+                f"when its name was settled as {shown(call.name())}",
+                **self._context(call),
+            )
         self.spend_text(len(name), "names", call)
         call.name_parts.append(name)
         call.name_chars += len(name)
         self._mark_late(call, "name")
+        if call.chars and self._watcher is not None:
+            self._watcher.named(call)
 
     def _set_type(self, call: CallState, value: Any) -> None:
         call_type = wire_text(value, "type", call.index)

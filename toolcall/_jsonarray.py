@@ -139,6 +139,10 @@ class JSONArrayDecoder:
             self._opened = True
             return at + 1
         if self._closed:
+            if byte == 0x5B:  # another array after the first: a body sent twice
+                self._closed = False
+                self._want = "value or end"
+                return at + 1
             raise StreamError(
                 f"the JSON array body goes on after its closing ']' (byte offset "
                 f"{self._offset + at})"

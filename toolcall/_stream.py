@@ -21,7 +21,7 @@ from ._assembler import (
 )
 from ._errors import StreamError, ToolCallError, UsageError, shown
 from ._events import Event, TurnDone
-from ._json import backend, writer
+from ._json import Refused, backend, writer
 from ._sse import DEFAULT_MAX_EVENT_CHARS
 from ._turn import Turn, end_turn
 from ._watch import CallWatcher
@@ -203,6 +203,8 @@ class TurnBuilder:
                 first = payloads[0]
                 try:
                     decoded = self._loads(first) if first != "[DONE]" else None
+                except Refused:
+                    decoded = None  # JSON the library does not read: the reader says why
                 except ValueError:
                     decoded = None
                     if self._documents and self._reads_as_an_answer():

@@ -49,7 +49,9 @@ class CallWatcher:
         reported (the assembler leaves it out of the turn too), so the call reported done, the
         deltas before it and the call in `TurnDone` all say the same.
         """
-        if call.index not in self._started and call.name_parts:
+        if call.index not in self._started:
+            if not call.name_parts:
+                return  # held until the call is named (`named`): no delta before its start
             self._start(call)
         closer = call.closer
         if closer is None:
@@ -73,6 +75,11 @@ class CallWatcher:
         self._delta(call, fragment.rstrip(JSON_WHITESPACE))
         if call.name_parts:
             self._close(call, closer)
+
+    def named(self, call: CallState) -> None:
+        """Called by the assembler when a call whose arguments began gets its name: it is
+        reported started, then its arguments so far as one fragment."""
+        self.fragment(call, call.text())
 
     def _delta(self, call: CallState, fragment: str) -> None:
         if not fragment:

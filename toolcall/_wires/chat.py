@@ -93,6 +93,7 @@ class ChatReader(WireReader):
                     continue
             if text == "[DONE]":
                 self.done = True
+                self._read_in_full()
                 continue
             try:
                 chunk = loads(text)
@@ -100,7 +101,7 @@ class ChatReader(WireReader):
                 raise StreamError(f"chunk {self.chunks} cannot be read: {exc}") from None
             except ValueError as exc:
                 raise StreamError(f"chunk {self.chunks} is not valid JSON: {exc}") from None
-            if self.finish_reasons and self._another_generation(chunk):
+            if (self.finish_reasons or self.done) and self._another_generation(chunk):
                 continue
             try:
                 choices = chunk.get("choices")
@@ -197,26 +198,54 @@ class ChatReader(WireReader):
             raise StreamError(f"finish_reason must be a string, got {shown(finish)}")
         if not self.finish_reasons:
             self.finish_id = chunk.get("id")
-            # From here on every chunk is read in full, to see whether it starts a generation.
-            self.templates.clear()
-            self.prefix_lengths.clear()
-            self.last_template = None
-            self.learning = False
+            self._read_in_full()
         if finish not in self.finish_reasons:
             self.finish_reasons.append(finish)
 
+    def _read_in_full(self) -> None:
+        """From here on every chunk is read in full, to see whether it starts a generation."""
+        self.templates.clear()
+        self.prefix_lengths.clear()
+        self.last_template = None
+        self.learning = False
+
     def _another_generation(self, chunk: Any) -> bool:
-        """Whether `chunk`, read after a finish, belongs to a second generation (then skip it)."""
+        """Whether `chunk`, read after a finish or after `[DONE]`, belongs to a second
+        generation (then skip it).
+
+        After a finish, a chunk of another id that adds to the turn begins one (GLM-4.5 sends a
+        finish on every whole-call chunk of the same id). After `[DONE]`, the wire's own end,
+        any chunk that adds to the turn does, whatever its id: a body sent twice repeats ids.
+        """
         if self.second_generation is not None:
             return True
         chunk_id = chunk.get("id") if type(chunk) is dict else None
-        if not chunk_id or not self.finish_id or chunk_id == self.finish_id:
-            return False
-        choices = chunk.get("choices")
+        choices = chunk.get("choices") if type(chunk) is dict else None
         choice = choices[0] if type(choices) is list and choices else None
         delta = choice.get("delta") if type(choice) is dict else None
-        if type(delta) is not dict or not any(
-            delta.get(key) for key in ("tool_calls", "content", "reasoning_content", "reasoning")
+        adds = (
+            type(delta) is dict
+            and any(
+                delta.get(key)
+                for key in ("tool_calls", "content", "reasoning_content", "reasoning")
+            )
+        ) or (type(choice) is dict and bool(choice.get("finish_reason")))
+        if not adds:
+            return False
+        if self.done:
+            self.second_generation = (
+                f"chunk {self.chunks}, after 'data: [DONE]', began another generation; it and "
+                "all after it were left out"
+            )
+            return True
+        if not chunk_id or not self.finish_id or chunk_id == self.finish_id:
+            return False
+        if not (
+            type(delta) is dict
+            and any(
+                delta.get(key)
+                for key in ("tool_calls", "content", "reasoning_content", "reasoning")
+            )
         ):
             return False
         self.second_generation = (
