@@ -158,3 +158,14 @@ _WRITERS = {
     "gemini": _gemini,
     "ollama": _ollama,
 }
+
+
+def as_json_array(sse_body: bytes, *, pretty: bool = False) -> bytes:
+    """A Gemini SSE body as the JSON array `streamGenerateContent` sends without `?alt=sse`."""
+    from toolcall import SSEDecoder
+
+    payloads = SSEDecoder().feed(sse_body + b"\n\n")
+    if pretty:
+        documents = [json.loads(p) for p in payloads]
+        return json.dumps(documents, indent=2, ensure_ascii=False).encode()
+    return ("[" + ",\n".join(payloads) + "]").encode()

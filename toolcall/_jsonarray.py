@@ -92,6 +92,8 @@ class JSONArrayDecoder:
                 if byte in _WHITESPACE:
                     at += 1
                     continue
+                if end - at < len(_BOM) and _BOM.startswith(buf[at:end]):
+                    break  # perhaps a byte-order mark, still arriving
                 at = self._between(buf, at, byte, out)
                 continue
             if self._in_string:
@@ -139,6 +141,8 @@ class JSONArrayDecoder:
             self._opened = True
             return at + 1
         if self._closed:
+            if buf.startswith(_BOM, at):  # a second body's byte-order mark
+                return at + len(_BOM)
             if byte == 0x5B:  # another array after the first: a body sent twice
                 self._closed = False
                 self._want = "value or end"

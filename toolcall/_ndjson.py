@@ -3,7 +3,8 @@
 Bytes in, split anywhere; the text of each complete line out. A line ends at `\\n`, `\\r\\n` or
 a lone `\\r` (JSON escapes both inside strings, so either byte outside one ends a line; neither
 occurs inside a UTF-8 sequence), so each line is decoded whole and a character split across two
-reads cannot be cut. A byte-order mark before the first line is not part of it.
+reads cannot be cut. A byte-order mark that begins a line (the body's, or a second body's a
+relay appended) is not part of it: no JSON text begins with one.
 `max_event_chars` bounds one line, checked as the bytes arrive, before anything is decoded; it
 counts the line's bytes (at least its characters), so the bound is crossed at the same line
 however the body is split.
@@ -22,7 +23,6 @@ class NDJSONDecoder:
         self._limit = check_limit("max_event_chars", max_event_chars)
         self._buf = bytearray()
         self._lines = 0
-        self._read_any = False
         #: The error that stopped decoding; the lines before it were returned first.
         self.error: ToolCallError | None = None
         #: NDJSON has no comments nor a closing mark; kept so a builder reads every decoder alike.
@@ -75,11 +75,10 @@ class NDJSONDecoder:
         except UnicodeDecodeError as exc:
             self.error = StreamError(f"line {self._lines} is not UTF-8: {exc.reason}")
             return
-        if not self._read_any and text.startswith("\ufeff"):
+        if text.startswith("\ufeff"):
             text = text[1:]
         text = text.strip()
         if text:
-            self._read_any = True
             out.append(text)
 
     def _too_long(self) -> LimitExceeded:
