@@ -471,7 +471,7 @@ def test_a_broken_json_array_says_what_is_wrong(body: bytes, error: str) -> None
 def test_one_event_of_many_small_parts_costs_little_beyond_decoding_it(json_backend: str) -> None:
     """What a JSON decoder makes of one event is its own cost (a dict per part); the library
     holds no more than a small multiple of the body beyond it: no second decoded copy, no stack
-    of every value to check its depth. 100,000 one-character parts; tracemalloc's peak, not a
+    of every value to check its depth. 60,000 one-character parts; tracemalloc's peak, not a
     clock."""
     parts = [{"text": "a"}] * 60_000
     event = {"candidates": [{"content": {"role": "model", "parts": parts}, "finishReason": "STOP"}]}

@@ -1,6 +1,6 @@
 """The whole flow in one object: body bytes in, events and a finished, validated turn out.
 
-`TurnBuilder` is sans-IO like the pieces it joins (SSE decoder, chunk reader, assembler): the
+`TurnBuilder` is sans-IO like the pieces it joins (framing, the wire's reader, assembler): the
 caller owns the socket and hands over bytes as they arrive, split anywhere, and gets back the
 events those bytes completed. `iter_events` and `aiter_events` wrap an (async) iterator of byte
 chunks for a caller who wants the events in a `for` loop; `assemble` and `assemble_async` are the
@@ -56,10 +56,12 @@ class TurnBuilder:
     and `max_event_chars` (one SSE event, checked as it arrives, before it is decoded).
 
     `wire` names the API the body comes from: "chat" (chat completions), "responses" (OpenAI's
-    Responses API), "anthropic" (Messages), "gemini" (`streamGenerateContent`, Vertex included)
-    or "ollama" (`/api/chat`, newline-delimited JSON). The default, "auto", tells it from the
-    body's first event where only one wire can have sent it, and raises `UsageError` where two
-    can; `wire` then says which it is. Every wire gives the same events, errors and limits.
+    Responses API), "anthropic" (Messages), "gemini" (`streamGenerateContent`, Vertex included,
+    as SSE or as the JSON array it sends without `?alt=sse`) or "ollama" (`/api/chat`,
+    newline-delimited JSON). The default, "auto", tells the framing from the body's first byte and
+    the wire from its first event where only one wire can have sent it (`_wires`), and raises
+    `UsageError` where two can; `wire` then says which it is. Every wire gives the same events,
+    errors and limits.
 
     `status` is the HTTP status of the answer, where the caller has it (`response.status_code`):
     outside 2xx the body is the provider's error answer, kept (its first 64 KiB) and raised by
