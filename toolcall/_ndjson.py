@@ -66,6 +66,8 @@ class NDJSONDecoder:
             self._line(bytes(self._buf), out)
             self.unterminated_final_event = bool(out)
         self._buf.clear()
+        if self.error is not None:
+            raise self.error  # a last line that is not UTF-8 is refused as any other line is
         return out
 
     def _line(self, raw: bytes, out: list[str]) -> None:
