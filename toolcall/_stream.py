@@ -162,8 +162,9 @@ class TurnBuilder:
                     self._read(decoder.feed(bytes(view[start : start + _WINDOW])))
                     if self._answer:
                         break
-            if decoder.error is not None:
-                # The events before it are read: errors come in stream order.
+            if decoder.error is not None and not self._answer:
+                # The events before it are read: errors come in stream order. A body already
+                # shown to be an error answer is read as one, whatever follows its start.
                 raise decoder.error
         except ToolCallError as exc:
             self._ended = f"the {type(exc).__name__} it raised ({exc})"
