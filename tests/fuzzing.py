@@ -4,16 +4,22 @@ Seeds are the bodies of every cassette, synthesized and published (real recordin
 published recordings of the other wires (Responses, Anthropic, Gemini, Ollama). Hypothesis
 draws a seed and a few mutations of three kinds: bytes (cut, insert a token, overwrite,
 duplicate), events (drop, repeat, move, insert a crafted one, replay the stream as a second
-generation) and JSON (replace a value anywhere in a chunk with an odd one: NaN, Infinity,
-1e400, integers past 64 bits or past 4,300 digits, lone surrogates, deep nesting, blank
-arguments that are not JSON whitespace). Then `check_body` asserts, for the mutated body:
+generation, or the whole body twice) and JSON (replace a value anywhere in a chunk with an odd
+one: NaN, Infinity, 1e400, integers past 64 bits or past 4,300 digits, lone surrogates, deep
+nesting, blank arguments that are not JSON whitespace). The seeds include each wire's other
+framings (Gemini's JSON array, NDJSON with CRLF line ends and a byte-order mark) and one turn
+written on every wire (`wire_bodies`). Then `check_body` asserts, for the mutated body:
 
 1. only the library's errors: every way of reading it gives a turn or a `ToolCallError`;
 2. one answer whatever is installed: the stdlib and orjson backends agree;
 3. the fast path equals full decoding;
 4. one answer however it is split: random re-splits give the whole body's answer;
 5. one answer with events on or off, and partial views on or off, and the events tell the
-   same turn as `TurnDone`.
+   same turn as `TurnDone` (each call started under the name the turn gives it, before its
+   arguments);
+6. two calls never share a number;
+7. what ends a turn ends it: a turn whose wire's end arrived (and whose last event ended) is
+   the same turn when the body is sent twice, with a `second_generation` diagnostic.
 
 `make test` runs a short pass (test_fuzz.py); `make fuzz` runs this module for FUZZ_SECONDS. A
 failing body found by either is written to `tests/fuzz_corpus/`, where test_fuzz.py replays every
@@ -36,6 +42,7 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from tests import wire_bodies
 from tests.outcomes import BACKENDS, outcome
 from toolcall.harness import cassettes, wire_recordings
 
@@ -52,7 +59,15 @@ def seeds() -> tuple[bytes, ...]:
     )
     chat = tuple(cassettes.response_body(cassettes.load(path)) for path in paths)
     wires = wire_recordings.discover(ROOT / "cassettes")
-    return chat + tuple(recording.body() for recording in wires)
+    framings = tuple(
+        wire_bodies.as_json_array(r.body(), pretty=n % 2 == 1)
+        for n, r in enumerate(r for r in wires if r.wire == "gemini")
+    ) + tuple(
+        b"\xef\xbb\xbf" + r.body().replace(b"\n", b"\r\n") for r in wires if r.wire == "ollama"
+    )
+    calls: list[wire_bodies.Call] = [("add", {"a": 1}), ("multiply", {"b": [2, "x"]})]
+    written = tuple(wire_bodies.body(wire, calls, "Hi there") for wire in wire_bodies.WIRES)
+    return chat + tuple(recording.body() for recording in wires) + framings + written
 
 
 # -- what goes in ------------------------------------------------------------------------------
@@ -240,7 +255,7 @@ def event_mutation(draw: st.DrawFn, body: bytes) -> bytes:
     events = _events(body)
     if not events:
         return body
-    kind = draw(st.sampled_from(["drop", "repeat", "move", "insert", "second_generation"]))
+    kind = draw(st.sampled_from(["drop", "repeat", "move", "insert", "second_generation", "twice"]))
     at = draw(st.integers(0, len(events) - 1))
     if kind == "drop":
         del events[at]
@@ -271,6 +286,8 @@ def event_mutation(draw: st.DrawFn, body: bytes) -> bytes:
             )
         )
         events.insert(at, _write(crafted, draw(st.booleans())))
+    elif kind == "twice":
+        events += events  # the whole body again, as a relay that retried sends it
     else:
         # The whole stream again under another chunk id: a relay's second generation.
         again = [e.replace(b'"id":"', b'"id":"again-', 1) for e in events]
@@ -365,6 +382,23 @@ def check_body(body: bytes, cuts: list[int], limits: dict[str, int] | None = Non
         assert quiet == whole, f"events off differs: {_diff(quiet, whole)}"
         viewed = outcome(pieces, partial=True, **options)
         assert viewed == whole, f"partial views on differ: {_diff(viewed, whole)}"
+        if whole[0] == "turn":
+            turn = json.loads(whole[1])
+            indices = [call["index"] for call in turn["tool_calls"]]
+            assert len(set(indices)) == len(indices), f"calls share a number: {indices}"
+            codes = [d["code"] for d in turn["diagnostics"]]
+            ended = not {"done_absent", "unterminated_final_event"} & set(codes)
+            if turn["finish_reason"] is not None and ended:
+                twice = outcome(body + body, **options)
+                assert twice[0] == "turn", f"the body sent twice: {_diff(twice, whole)}"
+                again = json.loads(twice[1])
+                assert (again["tool_calls"], again["content"]) == (
+                    turn["tool_calls"],
+                    turn["content"],
+                ), "the body sent twice is another turn"
+                assert "second_generation" in [d["code"] for d in again["diagnostics"]] or (
+                    "second_generation" in codes
+                ), "the body sent twice gives no second_generation"
     except BaseException:
         last_failure = (body, options)
         raise

@@ -14,7 +14,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from toolcall import Event, ToolCallError, TurnBuilder, TurnDone
-from toolcall._chunks import ChunkReader
 from toolcall.harness.event_check import event_problems
 
 BACKENDS = ("stdlib", "orjson")
@@ -36,8 +35,6 @@ def outcome(
     )
     # The reference for the fast path: every chunk decoded in full (see _templates).
     builder._templates = templates
-    if isinstance(builder._reader, ChunkReader):
-        builder._reader.learning = templates
     pieces = [body] if isinstance(body, bytes) else body
     seen: list[Event] = []
     try:

@@ -555,10 +555,22 @@ def test_split_name_concatenates() -> None:
     """A name split across deltas is spec-legal: seed Go doc ("Split function.name")."""
     calls = run(
         tc(0, id="c", name="get_", arguments=""),
-        tc(0, name="current_", arguments='{"a"'),
-        tc(0, name="weather", arguments=":1}"),
+        tc(0, name="current_", arguments=""),
+        tc(0, name="weather", arguments='{"a"'),
+        tc(0, arguments=":1}"),
     )
     assert calls == [call(0, "c", "get_current_weather", '{"a":1}')]
+
+
+def test_a_name_fragment_after_the_arguments_began_is_refused() -> None:
+    """The name is settled when the arguments begin: a builder reports the call started under
+    it then (`ToolCallStarted`), and a later fragment would make the turn say otherwise."""
+    with pytest.raises(StreamError, match="name fragment 'weather' arrived after"):
+        run(
+            tc(0, id="c", name="get_", arguments=""),
+            tc(0, name="current_", arguments='{"a"'),
+            tc(0, name="weather", arguments=":1}"),
+        )
 
 
 def test_whole_name_repeat_is_not_appended() -> None:

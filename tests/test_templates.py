@@ -15,9 +15,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from toolcall import Assembler, StreamError, ToolCallError, TurnBuilder, _chunks, _templates
-from toolcall._json import backend
+from toolcall import Assembler, StreamError, ToolCallError, TurnBuilder, _templates
+from toolcall._json import backend, writer
 from toolcall._templates import learn
+from toolcall._wires.chat import ChatReader
 
 ENVELOPE = (
     '{"id":"c1","object":"chat.completion.chunk",'
@@ -34,7 +35,8 @@ def fragment_chunk(
 
 
 def read(payloads: list[str], *, templates: bool, json_backend: str = "stdlib") -> dict[str, Any]:
-    reader = _chunks.ChunkReader(Assembler(), backend(json_backend), templates=templates)
+    reader = ChatReader(Assembler(), backend(json_backend), writer(json_backend))
+    reader.learning = templates
     try:
         reader.read(payloads)
     except ToolCallError as exc:
@@ -292,7 +294,7 @@ def test_interleaved_calls_stay_on_the_fast_path_however_many(calls: int) -> Non
         full += 1
         return loads(text)
 
-    reader = _chunks.ChunkReader(Assembler(max_calls=calls), counting)
+    reader = ChatReader(Assembler(max_calls=calls), counting, writer("stdlib"))
     reader.read(payloads)
     assert full == 2 * calls
 

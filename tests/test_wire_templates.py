@@ -6,6 +6,7 @@ same turn, events and errors, on any split and both backends.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -33,7 +34,12 @@ def delta(index: int, literal: str) -> str:
 
 def body(payloads: list[str]) -> bytes:
     head = json.dumps({"type": "message_start", "message": {"usage": {"input_tokens": 1}}})
+    started = re.findall(r'"type": "content_block_start", "index": (\d+)', "".join(payloads))
     tail = [
+        *(
+            json.dumps({"type": "content_block_stop", "index": int(i)})
+            for i in dict.fromkeys(started)
+        ),
         json.dumps({"type": "message_delta", "delta": {"stop_reason": "tool_use"}}),
         json.dumps({"type": "message_stop"}),
     ]
@@ -49,23 +55,22 @@ def test_repeated_envelopes_are_decoded_once(monkeypatch: pytest.MonkeyPatch) ->
     arguments = '{"city": "Zürich", "note": "a \\"quoted\\" word"}'
     payloads = [start(1), *(delta(1, p) for p in pieces(arguments))]
     builder = TurnBuilder(wire="anthropic", events=False)
-    reader = builder._reader
-    assert isinstance(reader, AnthropicReader)
     decoded: list[str] = []
-    loads = reader.loads
+    loads = builder._loads
 
     def counting(text: str) -> Any:
         decoded.append(text)
         return loads(text)
 
-    reader.loads = counting
+    builder._loads = counting
     builder.feed(body(payloads))
     done = builder.finish()[-1]
     assert isinstance(done, TurnDone)
     turn = done.turn
     assert turn.arguments == (json.loads(arguments),)
-    # message_start, content_block_start, the first delta, message_delta, message_stop.
-    assert len(decoded) == 5
+    # message_start, content_block_start, the first delta, content_block_stop, message_delta,
+    # message_stop.
+    assert len(decoded) == 6
 
 
 LITERALS = st.one_of(
@@ -141,16 +146,14 @@ def test_responses_deltas_differing_in_unread_members_are_decoded_once(
         for n, p in enumerate(pieces(arguments))
     ]
     builder = TurnBuilder(wire="responses", events=False)
-    reader = builder._reader
-    assert reader is not None and not isinstance(reader, AnthropicReader)
     decoded: list[str] = []
-    loads = reader.loads
+    loads = builder._loads
 
     def counting(text: str) -> Any:
         decoded.append(text)
         return loads(text)
 
-    monkeypatch.setattr(reader, "loads", counting)
+    monkeypatch.setattr(builder, "_loads", counting)
     builder.feed(responses_body(payloads))
     done = builder.finish()[-1]
     assert isinstance(done, TurnDone)

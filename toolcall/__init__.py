@@ -32,7 +32,8 @@ from ._events import (
 )
 from ._partial import ArgumentsChange, PartialArguments
 from ._sse import SSEDecoder
-from ._stream import Turn, TurnBuilder, aiter_events, assemble, assemble_async, iter_events
+from ._stream import TurnBuilder, aiter_events, assemble, assemble_async, iter_events
+from ._turn import Turn
 from ._types import Delta, ToolCall, ToolCallFunction
 from ._validation import parse_arguments
 

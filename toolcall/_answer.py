@@ -24,16 +24,34 @@ _TITLE = re.compile(rb"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 _TAG = re.compile(r"<[^>]*>")
 
 
+#: Where an error answer's JSON puts its message, besides `error` (FastAPI's `detail`, the
+#: `msg` of Chinese providers' gateways, a bare `message`).
+_MESSAGE_KEYS = ("message", "detail", "msg")
+
+
 def looks_like_an_answer(head: bytes | bytearray) -> bool:
-    """A body that begins as a JSON document or a markup page cannot be an event stream: no SSE
+    """A body that begins as a JSON document or a markup page cannot be an SSE stream: no SSE
     field name starts with `{`, `[` or `<` on any provider."""
-    return head.lstrip()[:1] in (b"{", b"[", b"<")
+    return head.removeprefix(b"\xef\xbb\xbf").lstrip()[:1] in (b"{", b"[", b"<")
+
+
+def is_error_document(first: Any) -> bool:
+    """Whether `first`, a body's first JSON document where the framing makes each line or
+    element one (NDJSON, a JSON array), is an error answer rather than an event: an object
+    whose message sits at the top as text (`detail`, `msg`, `message`) and which no wire's
+    event has (an `error` object is read by each wire's reader, which names it), or a list
+    that begins with one."""
+    if type(first) is list and first and type(first[0]) is dict:
+        return "error" in first[0] or is_error_document(first[0])  # Google's list of one
+    if type(first) is not dict or "error" in first:
+        return False
+    return any(type(first.get(key)) is str for key in _MESSAGE_KEYS)
 
 
 def error_answer(body: bytes, status: int | None) -> ProviderError:
     """The `ProviderError` for an error answer's body (`status` None: not known to the caller)."""
     said = f"HTTP {status}" if status is not None else "with an error instead of an event stream"
-    text = body.decode("utf-8", errors="replace").strip()
+    text = body.decode("utf-8", errors="replace").lstrip("\ufeff").strip()
     if not text:
         return ProviderError(f"the provider answered {said} and an empty body", status=status)
     payload, message, code = _read(body, text)
@@ -69,7 +87,7 @@ def _from_document(document: Any) -> tuple[str, str | None]:
     if type(error) is not dict:
         return shown(document), None
     message = next(
-        (error[key] for key in ("message", "detail", "msg") if type(error.get(key)) is str),
+        (error[key] for key in (*_MESSAGE_KEYS, "status") if type(error.get(key)) is str),
         None,
     )
     code = next(

@@ -26,84 +26,22 @@ the project's DESIGN notes and the cassettes); none of them names a provider:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ._call import CallState
 from ._closer import JSON_WHITESPACE, ObjectCloser
 from ._diagnostics import Diagnostic
 from ._errors import LimitExceeded, StreamError, UsageError, check_limit, shown
-from ._fields import wire_arguments, wire_index, wire_object, wire_text
+from ._fields import value_chars, wire_arguments, wire_index, wire_object, wire_text
 from ._json import loads_arguments
 from ._types import Delta, ToolCall, ToolCallFunction
-
-if TYPE_CHECKING:
-    from ._watch import CallWatcher
+from ._watch import CallWatcher
 
 DEFAULT_MAX_CALLS = 512
 DEFAULT_MAX_ARGUMENT_CHARS = 64 * 1024 * 1024
 DEFAULT_MAX_TEXT_CHARS = 64 * 1024 * 1024
 #: Fragments of a call kept as they came before they are joined into one string.
 _LOOSE_KEPT = 64
-
-
-class _Call:
-    """Mutable state of one call being assembled."""
-
-    __slots__ = (
-        "chars",
-        "chars_since_resend",
-        "closer",
-        "extra_content",
-        "id",
-        "index",
-        "late",
-        "late_at",
-        "loose",
-        "name_chars",
-        "name_parts",
-        "parts",
-        "read",
-        "resend_at",
-        "type",
-    )
-
-    def __init__(self, index: int) -> None:
-        self.index = index
-        self.id = ""
-        self.type = ""
-        self.name_parts: list[str] = []
-        self.name_chars = 0
-        # Fragments, the last `loose` of them as they came and the rest joined in runs: one
-        # `str` per 4-character fragment held to the end made memory twenty times the text.
-        self.parts: list[str] = []
-        self.loose = 0
-        self.chars = 0
-        self.chars_since_resend = 0
-        # Where (in characters) each fragment that re-sent everything so far began.
-        self.resend_at: list[int] = []
-        self.extra_content: dict[str, Any] | None = None
-        # Where the arguments stand, for a watcher (`_watch`) when the caller asked for events.
-        self.closer: ObjectCloser | None = None
-        # The last of id, name or type that changed once arguments had begun, and how many
-        # characters of them there were then: `complete()` checks it was not after they closed.
-        self.late = ""
-        self.late_at = 0
-        # Arguments that arrived as an object already decoded: the text written from it, and it.
-        self.read: tuple[str, dict[str, Any]] | None = None
-
-    def text(self) -> str:
-        """The arguments so far, joined once and kept joined until the next fragment."""
-        parts = self.parts
-        if len(parts) > 1:
-            parts[:] = ["".join(parts)]
-            self.loose = 0
-        return parts[0] if parts else ""
-
-    def name(self) -> str:
-        """The name so far, joined once and kept joined until the next fragment."""
-        parts = self.name_parts
-        if len(parts) > 1:
-            parts[:] = ["".join(parts)]
-        return parts[0] if parts else ""
 
 
 class Assembler:
@@ -134,9 +72,9 @@ class Assembler:
 
     def reset(self) -> None:
         """Forget everything: use between the rounds of a tool loop."""
-        self._calls: list[_Call] = []
-        self._by_wire_index: dict[int, _Call] = {}
-        self._by_id: dict[str, _Call] = {}
+        self._calls: list[CallState] = []
+        self._by_wire_index: dict[int, CallState] = {}
+        self._by_id: dict[str, CallState] = {}
         self._next_index = 0
         self._used_indices: set[int] = set()
         self._pending_extra: dict[str, Any] | None = None
@@ -146,6 +84,10 @@ class Assembler:
         self._seen_codes: set[tuple[str, int]] = set()
         #: Told of every arguments fragment when a `TurnBuilder` reports events; None otherwise.
         self._watcher: CallWatcher | None = None
+
+    def report_to(self, watcher: CallWatcher) -> None:
+        """Tell `watcher` of every arguments fragment from now on (a builder reporting events)."""
+        self._watcher = watcher
 
     def pending(self) -> int:
         """How many calls are in progress (with or without a name yet)."""
@@ -223,7 +165,7 @@ class Assembler:
             return self._next_index
         call = self._route(index, call_id, name)
         if call_id and not call.id:
-            self._spend_text(len(call_id), call, "ids")
+            self.spend_text(len(call_id), "ids", call)
             call.id = call_id
             self._by_id[call_id] = call
             self._mark_late(call, "id")
@@ -250,16 +192,57 @@ class Assembler:
             self._append(call, arguments)
         return call.index
 
-    def _feed_fragment(self, wire_index: int, arguments: str, call_type: Any = None) -> int:
-        """Take `{"index": wire_index, "type": call_type, "function": {"arguments": ...}}`.
+    # -- what a wire reader does -------------------------------------------------------------
+    # A reader of a wire (`_wires`) turns its events into these few operations, the same for
+    # every wire; `number` is the call's number as the reader gave it (chat: the delta's index).
 
-        The same as `feed` of that delta, without building it: the chunk reader calls this for
-        chunks it recognised by their envelope alone (see `_templates`).
+    def open_call(
+        self,
+        number: int,
+        call_id: object,
+        name: object,
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Open call `number` where the wire's own structure (a block, an item, a part) says a
+        call begins, with its id, name and provider metadata.
+
+        The id is given to the call opened rather than used to find one: another call may hold
+        the same id (a server that numbers ids per response and reuses them); both keep it, the
+        first stays the one the id routes to, and a diagnostic says so.
         """
-        call = self._by_wire_index.get(wire_index)
+        if number in self._by_wire_index:
+            raise StreamError(f"call {number} was opened twice", index=number)
+        name = wire_text(name, "function.name", number)
+        call = self._open(number)
+        if self._pending_extra is not None:
+            call.extra_content, self._pending_extra = self._pending_extra, None
+        if extra:
+            if call.extra_content is None:
+                call.extra_content = {}
+            self._merge_extra(call.extra_content, extra, call)
+        if name:
+            self._add_name(call, name)
+        call_id = wire_text(call_id, "id", call.index)
+        if not call_id:
+            return
+        self.spend_text(len(call_id), "ids", call)
+        call.id = call_id
+        if call_id in self._by_id:
+            self._note("id_repeated", call.index, f"id {shown(call_id)} names an earlier call too")
+        else:
+            self._by_id[call_id] = call
+
+    def append_arguments(self, number: int, arguments: str, call_type: Any = None) -> int:
+        """Append a fragment of arguments text to call `number`; returns the call's index.
+
+        The same as `feed` of `{"index": number, "type": call_type, "function": {"arguments":
+        ...}}`, without building it: the chat reader calls this for chunks it recognised by their
+        envelope alone (see `_templates`), and every other wire for its arguments deltas.
+        """
+        call = self._by_wire_index.get(number)
         if call is None:
             return self.feed(
-                {"index": wire_index, "type": call_type, "function": {"arguments": arguments}}
+                {"index": number, "type": call_type, "function": {"arguments": arguments}}
             )
         if call_type and not call.type:
             self._set_type(call, call_type)
@@ -267,36 +250,50 @@ class Assembler:
             self._append(call, arguments)
         return call.index
 
-    def _feed_read(self, wire_index: int, text: str, value: dict[str, Any]) -> None:
-        """Append `text`, arguments written from `value`, an object a wire sent decoded, to call
-        `wire_index`, and keep `value`: while the call's text is `text` alone, the watcher and
-        the turn take it instead of parsing `text` back (`_read_arguments`). The text is kept
-        and counted as any fragment is, so limits, events and the call's text are unchanged.
+    def take_arguments(self, number: int, text: str, value: dict[str, Any]) -> None:
+        """Take whole arguments for call `number`: `value`, an object the wire sent decoded, and
+        `text`, the arguments written from it.
+
+        The call keeps `value`: while its text is `text` alone, the watcher and the turn take it
+        instead of parsing `text` back (`read_arguments`). The text is kept and counted as any
+        fragment is, so limits, events and the call's text are unchanged.
         """
-        call = self._by_wire_index[wire_index]
+        call = self._by_wire_index[number]
         call.read = (text, value)
         self._append(call, text)
 
-    def _read_arguments(self) -> dict[int, tuple[str, dict[str, Any]]]:
+    def spend_text(self, size: int, what: str, call: CallState | None = None) -> None:
+        """Count `size` characters of `what` against `max_text_chars`; raise past it."""
+        self._text_chars += size
+        if self._text_chars > self.max_text_chars:
+            context = self._context(call) if call is not None else {}
+            raise LimitExceeded(
+                f"the turn's text exceeds {self.max_text_chars} characters (max_text_chars), "
+                f"at {what}: content, reasoning, names, ids, types and extra_content count",
+                **context,
+            )
+
+    def check_arguments_room(self, chars: int, number: int | None) -> None:
+        """Raise `LimitExceeded` unless `chars` more characters of arguments, held by a reader
+        until a call closes, still fit in `max_argument_chars`."""
+        if self._argument_chars + chars > self.max_argument_chars:
+            raise LimitExceeded(
+                f"tool-call arguments exceed {self.max_argument_chars} characters "
+                "(max_argument_chars)",
+                index=number,
+            )
+
+    def argument_room(self) -> int:
+        """How many characters of arguments `max_argument_chars` still allows."""
+        return self.max_argument_chars - self._argument_chars
+
+    def call(self, number: int) -> CallState | None:
+        """Call `number`'s state, for a reader to read back (its name, text, characters)."""
+        return self._by_wire_index.get(number)
+
+    def read_arguments(self) -> dict[int, tuple[str, dict[str, Any]]]:
         """By call index, the text and object of each call whose arguments arrived decoded."""
         return {call.index: call.read for call in self._calls if call.read is not None}
-
-    def _give_id(self, wire_index: int, call_id: object) -> None:
-        """Give call `wire_index` its id where the wire, not the id, says which call it is.
-
-        Another call may hold the same id (a server that numbers ids per response and reuses
-        them): both keep it, the first stays the one the id routes to, and a diagnostic says so.
-        """
-        call = self._by_wire_index[wire_index]
-        call_id = wire_text(call_id, "id", call.index)
-        if not call_id or call.id:
-            return
-        self._spend_text(len(call_id), call, "ids")
-        call.id = call_id
-        if call_id in self._by_id:
-            self._note("id_repeated", call.index, f"id {shown(call_id)} names an earlier call too")
-        else:
-            self._by_id[call_id] = call
 
     def complete(self) -> list[ToolCall]:
         """All calls with a non-empty name, sorted by index.
@@ -327,7 +324,7 @@ class Assembler:
 
     # -- internals -------------------------------------------------------------------------
 
-    def _route(self, wire_index: int | None, call_id: str, name: str) -> _Call:
+    def _route(self, wire_index: int | None, call_id: str, name: str) -> CallState:
         if call_id:
             known = self._by_id.get(call_id)
             if known is not None:
@@ -359,7 +356,7 @@ class Assembler:
             return call
         return self._calls[-1]
 
-    def _open(self, wire_index: int | None) -> _Call:
+    def _open(self, wire_index: int | None) -> CallState:
         if len(self._calls) >= self.max_calls:
             raise LimitExceeded(
                 f"more than {self.max_calls} tool calls in one turn", index=wire_index
@@ -369,14 +366,14 @@ class Assembler:
         else:
             index = wire_index
         self._used_indices.add(index)
-        call = _Call(index)
+        call = CallState(index)
         self._next_index = max(self._next_index, index + 1)
         self._calls.append(call)
         if wire_index is not None:
             self._by_wire_index[wire_index] = call
         return call
 
-    def _append(self, call: _Call, fragment: str) -> None:
+    def _append(self, call: CallState, fragment: str) -> None:
         size = len(fragment)
         self._argument_chars += size
         if self._argument_chars > self.max_argument_chars:
@@ -402,28 +399,44 @@ class Assembler:
         if self._watcher is not None:
             self._watcher.fragment(call, fragment)
 
-    def _add_name(self, call: _Call, name: str) -> None:
+    def _add_name(self, call: CallState, name: str) -> None:
+        """Append a fragment of the call's name.
+
+        A name is settled once the call has a name and its arguments have begun: that is when
+        a builder reports the call started (`ToolCallStarted`), so a fragment after it would make
+        the turn disagree with what was reported. The rule holds with events off too, so that a
+        body has one answer however it is read. A call whose arguments began before any name
+        gets its name when it comes, and is reported started then.
+        """
         if call.name_parts and len(name) == call.name_chars and name == call.name():
             self._note("name_repeated", call.index, f"name {shown(name)} was sent again")
             return
-        self._spend_text(len(name), call, "names")
+        if call.name_parts and call.chars:
+            raise StreamError(
+                f"the name fragment {shown(name)} arrived after the call's arguments began, "
+                f"when its name was settled as {shown(call.name())}",
+                **self._context(call),
+            )
+        self.spend_text(len(name), "names", call)
         call.name_parts.append(name)
         call.name_chars += len(name)
         self._mark_late(call, "name")
+        if call.chars and self._watcher is not None:
+            self._watcher.named(call)
 
-    def _set_type(self, call: _Call, value: Any) -> None:
+    def _set_type(self, call: CallState, value: Any) -> None:
         call_type = wire_text(value, "type", call.index)
-        self._spend_text(len(call_type), call, "types")
+        self.spend_text(len(call_type), "types", call)
         call.type = call_type
         self._mark_late(call, "type")
 
-    def _mark_late(self, call: _Call, what: str) -> None:
+    def _mark_late(self, call: CallState, what: str) -> None:
         if call.chars:
             call.late = what
             call.late_at = call.chars
 
     def _merge_extra(
-        self, held: dict[str, Any], extra: Mapping[Any, Any], call: _Call | None
+        self, held: dict[str, Any], extra: Mapping[Any, Any], call: CallState | None
     ) -> None:
         """Merge `extra` into `held` in place, objects key by key, counting what it brings.
 
@@ -443,52 +456,14 @@ class Assembler:
                     stack.append((old, value))
                 else:
                     into[key] = value
-                    size += self._size(value)
-                self._spend_text(size, call, "extra_content")
+                    size += value_chars(value, self.max_text_chars - self._text_chars)
+                self.spend_text(size, "extra_content", call)
 
-    def _size(self, value: Any) -> int:
-        """Characters a JSON value holds: its strings and keys, one for each other value.
-
-        Counting stops past what the text limit leaves: a list that holds itself would otherwise
-        be counted for ever.
-        """
-        if type(value) is str:
-            return len(value)
-        if type(value) is not list:
-            return 1
-        budget = self.max_text_chars - self._text_chars
-        size = 0
-        stack = [value]
-        while stack and size <= budget:
-            for item in stack.pop():
-                if type(item) is str:
-                    size += len(item)
-                elif isinstance(item, Mapping):
-                    size += 1 + sum(len(k) if type(k) is str else 1 for k in item)
-                    stack.append(list(item.values()))
-                elif type(item) is list:
-                    size += 1
-                    stack.append(item)
-                else:
-                    size += 1
-        return size
-
-    def _spend_text(self, size: int, call: _Call | None, what: str) -> None:
-        """Count `size` characters against `max_text_chars`; raise past it."""
-        self._text_chars += size
-        if self._text_chars > self.max_text_chars:
-            context = self._context(call) if call is not None else {}
-            raise LimitExceeded(
-                f"the turn's text exceeds {self.max_text_chars} characters (max_text_chars), "
-                f"at {what}: content, reasoning, names, ids, types and extra_content count",
-                **context,
-            )
-
-    def _context(self, call: _Call) -> dict[str, Any]:
+    def _context(self, call: CallState) -> dict[str, Any]:
         """What an error says about the call it is about."""
         return {"index": call.index, "call_id": call.id or None, "name": call.name() or None}
 
-    def _check_not_reopened(self, call: _Call) -> None:
+    def _check_not_reopened(self, call: CallState) -> None:
         """Nothing may arrive for a call after its arguments closed as one JSON object.
 
         A `TurnBuilder` reports such a call done (`ToolCallDone`) the moment it closes, and the
@@ -512,7 +487,7 @@ class Assembler:
                 **self._context(call),
             )
 
-    def _arguments_of(self, call: _Call) -> str:
+    def _arguments_of(self, call: CallState) -> str:
         text = call.text()
         if not call.resend_at or _is_json_object(text):
             return _ending_at_the_close(text)

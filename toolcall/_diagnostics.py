@@ -19,9 +19,12 @@ CODES: dict[str, str] = {
     "arguments_resent": "a fragment re-sent all arguments so far plus more; it replaced them",
     "orphan_fragment": "an arguments fragment arrived before any call it could belong to",
     "stop_with_tool_calls": "finish_reason was 'stop' although the turn holds tool calls",
-    "second_generation": "after the finish, another chunk id began a second generation; left out",
+    "second_generation": (
+        "after the turn ended, another generation began (a body sent twice); left out"
+    ),
     "sse_comment": "the stream carried SSE comment lines (for example ': keep-alive')",
-    "done_absent": "the stream ended without its wire's last event ('data: [DONE]' on chat)",
+    "done_absent": "the body ended without its wire's last event ('data: [DONE]' on chat, "
+    "a JSON array's closing ']')",
     "unterminated_final_event": "the last event had no end (SSE: a blank line; NDJSON: a newline)",
     "id_repeated": "two calls the wire keeps apart carried the same id; both were kept",
 }

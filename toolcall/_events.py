@@ -15,13 +15,11 @@ cancelled or its result dropped.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ._partial import ArgumentsChange
+from ._turn import Turn
 from ._types import ToolCall
-
-if TYPE_CHECKING:
-    from ._stream import Turn
 
 
 @dataclass(frozen=True, slots=True)

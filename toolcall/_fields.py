@@ -73,3 +73,32 @@ def wire_arguments(value: Any, index: int | None) -> tuple[str, bool]:
     raise StreamError(
         f"function.arguments must be a string, got {type(value).__name__}", index=index
     )
+
+
+def value_chars(value: Any, budget: int) -> int:
+    """Characters a JSON value holds: its strings and member names, one for each other value and
+    each container, whatever its type, so an object or a list counts all it holds.
+
+    Counting stops past `budget` (what the limit still allows): a list that holds itself would
+    otherwise be counted for ever, and a value past the limit is refused whatever its full size.
+    """
+    if type(value) is str:
+        return len(value)
+    if not isinstance(value, (list, Mapping)):
+        return 1
+    size = 0
+    stack = [value]
+    while stack and size <= budget:
+        held = stack.pop()
+        size += 1
+        items = held.items() if isinstance(held, Mapping) else ((None, item) for item in held)
+        for key, item in items:
+            if type(key) is str:
+                size += len(key)
+            if type(item) is str:
+                size += len(item)
+            elif isinstance(item, (list, Mapping)):
+                stack.append(item)
+            else:
+                size += 1
+    return size

@@ -17,9 +17,10 @@ stdlib path, so that a refused chunk gets the same error and message on both bac
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ._errors import UsageError, shown
@@ -83,21 +84,36 @@ def _checked(text: str, value: Any, surrogates: bool) -> Any:
 def _walk(value: Any, surrogates: bool) -> None:
     """Raise `Refused` at a container deeper than `MAX_DEPTH` or a string with a lone surrogate.
 
-    A loop with its own stack: the value may be deep enough to break recursion.
+    A loop with its own stack, of one iterator per open container: the value may be deep
+    enough to break recursion, and wide enough (an event of 600,000 parts) that a stack of its
+    members would cost more than the value itself.
     """
-    stack = [(value, 1)]
+    if type(value) is not dict and type(value) is not list:
+        if surrogates and type(value) is str:
+            _refuse_surrogate(value)
+        return
+    stack = [_members(value, surrogates)]
     while stack:
-        item, depth = stack.pop()
-        kind = type(item)
-        if kind is dict or kind is list:
-            if depth > MAX_DEPTH:
-                raise Refused(f"it nests deeper than {MAX_DEPTH} levels")
-            members = item.values() if kind is dict else item
-            stack.extend((member, depth + 1) for member in members)
-            if surrogates and kind is dict:
-                stack.extend((key, depth) for key in item)
-        elif surrogates and kind is str:
-            _refuse_surrogate(item)
+        for item in stack[-1]:
+            kind = type(item)
+            if kind is dict or kind is list:
+                if len(stack) >= MAX_DEPTH:
+                    raise Refused(f"it nests deeper than {MAX_DEPTH} levels")
+                stack.append(_members(item, surrogates))
+                break
+            if surrogates and kind is str:
+                _refuse_surrogate(item)
+        else:
+            stack.pop()
+
+
+def _members(container: Any, surrogates: bool) -> Iterator[Any]:
+    """What a container holds: a dict's values, and its keys too when they are checked."""
+    if type(container) is list:
+        return iter(container)
+    if surrogates:
+        return itertools.chain(container, container.values())
+    return iter(container.values())
 
 
 def holds_surrogate(text: str) -> bool:

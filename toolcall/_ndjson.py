@@ -1,10 +1,13 @@
 """Newline-delimited JSON framing (Ollama's `/api/chat`), sans-IO like the SSE decoder.
 
-Bytes in, split anywhere; the text of each complete line out. A line is split at the byte
-`\\n`, which never occurs inside a UTF-8 sequence, so each line is decoded whole and a character
-split across two reads cannot be cut. `max_event_chars` bounds one line, checked as the bytes
-arrive, before anything is decoded; it counts the line's bytes (at least its characters), so
-the bound is crossed at the same line however the body is split.
+Bytes in, split anywhere; the text of each complete line out. A line ends at `\\n`, `\\r\\n` or
+a lone `\\r` (JSON escapes both inside strings, so either byte outside one ends a line; neither
+occurs inside a UTF-8 sequence), so each line is decoded whole and a character split across two
+reads cannot be cut. A byte-order mark that begins a line (the body's, or a second body's a
+relay appended) is not part of it: no JSON text begins with one.
+`max_event_chars` bounds one line, checked as the bytes arrive, before anything is decoded; it
+counts the line's bytes (at least its characters), so the bound is crossed at the same line
+however the body is split.
 """
 
 from __future__ import annotations
@@ -22,15 +25,19 @@ class NDJSONDecoder:
         self._lines = 0
         #: The error that stopped decoding; the lines before it were returned first.
         self.error: ToolCallError | None = None
-        #: NDJSON has no comments; kept so a builder reads either decoder alike.
+        #: NDJSON has no comments nor a closing mark; kept so a builder reads every decoder alike.
         self.comment_count = 0
         self.unterminated_final_event = False
+        self.end_absent: str | None = None
 
     def feed(self, data: bytes) -> list[str]:
         if self.error is not None:
             return []
         buf = self._buf
         start = len(buf)
+        if b"\r" in data:
+            # `\r\n` becomes two line ends, and the empty line between them is skipped.
+            data = data.replace(b"\r", b"\n")
         buf += data
         out: list[str] = []
         taken = 0
@@ -59,6 +66,8 @@ class NDJSONDecoder:
             self._line(bytes(self._buf), out)
             self.unterminated_final_event = bool(out)
         self._buf.clear()
+        if self.error is not None:
+            raise self.error  # a last line that is not UTF-8 is refused as any other line is
         return out
 
     def _line(self, raw: bytes, out: list[str]) -> None:
@@ -68,6 +77,8 @@ class NDJSONDecoder:
         except UnicodeDecodeError as exc:
             self.error = StreamError(f"line {self._lines} is not UTF-8: {exc.reason}")
             return
+        if text.startswith("\ufeff"):
+            text = text[1:]
         text = text.strip()
         if text:
             out.append(text)

@@ -24,6 +24,7 @@ oversized event is reported after the events before it have been returned.
 from __future__ import annotations
 
 import codecs
+from typing import ClassVar
 
 from ._errors import LimitExceeded, StreamError, check_limit
 
@@ -68,6 +69,9 @@ class SSEDecoder:
         "error",
         "unterminated_final_event",
     )
+
+    #: SSE has no mark of its own that ends a body (each wire has its own last event).
+    end_absent: ClassVar[str | None] = None
 
     def __init__(self, *, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS) -> None:
         self._limit = check_limit("max_event_chars", max_event_chars)

@@ -1,6 +1,6 @@
 """The whole flow in one object: body bytes in, events and a finished, validated turn out.
 
-`TurnBuilder` is sans-IO like the pieces it joins (SSE decoder, chunk reader, assembler): the
+`TurnBuilder` is sans-IO like the pieces it joins (framing, the wire's reader, assembler): the
 caller owns the socket and hands over bytes as they arrive, split anywhere, and gets back the
 events those bytes completed. `iter_events` and `aiter_events` wrap an (async) iterator of byte
 chunks for a caller who wants the events in a `for` loop; `assemble` and `assemble_async` are the
@@ -10,63 +10,33 @@ one-call forms for a caller who wants only the turn, and do not pay for events.
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
-from ._answer import ERROR_BODY_BYTES, error_answer, looks_like_an_answer
+from ._answer import ERROR_BODY_BYTES, error_answer, is_error_document, looks_like_an_answer
 from ._assembler import (
     DEFAULT_MAX_ARGUMENT_CHARS,
     DEFAULT_MAX_CALLS,
     DEFAULT_MAX_TEXT_CHARS,
     Assembler,
 )
-from ._chunks import ChunkReader
-from ._diagnostics import Diagnostic
-from ._errors import StreamError, ToolCallError, TruncatedError, UsageError, shown
+from ._errors import StreamError, ToolCallError, UsageError, shown
 from ._events import Event, TurnDone
-from ._json import backend, writer
-from ._ndjson import NDJSONDecoder
-from ._sse import DEFAULT_MAX_EVENT_CHARS, SSEDecoder
-from ._types import ToolCall
-from ._validation import parse_arguments
+from ._json import Refused, backend, writer
+from ._sse import DEFAULT_MAX_EVENT_CHARS
+from ._turn import Turn, end_turn
 from ._watch import CallWatcher
-from ._wires import READERS, WireReader, check_wire, detect
+from ._wires import (
+    FRAMINGS,
+    WIRES,
+    Decoder,
+    WireReader,
+    check_wire,
+    default_framing,
+    framing_of,
+    wire_of,
+)
 
 _WINDOW = 64 * 1024
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """One finished assistant turn.
-
-    `arguments[i]` is `tool_calls[i].function.arguments` already parsed (validation parsed it
-    anyway; parsing twice would waste the caller's time). `diagnostics` names every quirk the
-    stream showed and every repair made, so nothing was changed silently.
-    """
-
-    tool_calls: tuple[ToolCall, ...]
-    arguments: tuple[dict[str, Any], ...]
-    finish_reason: str | None
-    usage: dict[str, Any] | None
-    content: str
-    reasoning: str
-    diagnostics: tuple[Diagnostic, ...]
-    #: Provider metadata of the turn rather than of one call, which the next request must carry
-    #: back: Anthropic's thinking signatures, a Gemini thought signature beside text. None when
-    #: the wire sent none; absent from `to_dict()` then.
-    extra_content: dict[str, Any] | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        """The turn as JSON-ready data; arguments stay text, exactly as the wire assembled them."""
-        return {
-            "tool_calls": [call.to_dict() for call in self.tool_calls],
-            "finish_reason": self.finish_reason,
-            "usage": self.usage,
-            "content": self.content,
-            "reasoning": self.reasoning,
-            "diagnostics": [d.to_dict() for d in self.diagnostics],
-            **({} if self.extra_content is None else {"extra_content": self.extra_content}),
-        }
 
 
 class TurnBuilder:
@@ -86,10 +56,12 @@ class TurnBuilder:
     and `max_event_chars` (one SSE event, checked as it arrives, before it is decoded).
 
     `wire` names the API the body comes from: "chat" (chat completions), "responses" (OpenAI's
-    Responses API), "anthropic" (Messages), "gemini" (`streamGenerateContent`, Vertex included)
-    or "ollama" (`/api/chat`, newline-delimited JSON). The default, "auto", tells it from the
-    body's first event where only one wire can have sent it, and raises `UsageError` where two
-    can; `wire` then says which it is. Every wire gives the same events, errors and limits.
+    Responses API), "anthropic" (Messages), "gemini" (`streamGenerateContent`, Vertex included,
+    as SSE or as the JSON array it sends without `?alt=sse`) or "ollama" (`/api/chat`,
+    newline-delimited JSON). The default, "auto", tells the framing from the body's first byte and
+    the wire from its first event where only one wire can have sent it (`_wires`), and raises
+    `UsageError` where two can; `wire` then says which it is. Every wire gives the same events,
+    errors and limits.
 
     `status` is the HTTP status of the answer, where the caller has it (`response.status_code`):
     outside 2xx the body is the provider's error answer, kept (its first 64 KiB) and raised by
@@ -122,31 +94,30 @@ class TurnBuilder:
             raise UsageError("partial_arguments=True needs events: the views follow them")
         self._wire = check_wire(wire)
         self._max_event_chars = max_event_chars
-        self._decoder: SSEDecoder | NDJSONDecoder = (
-            NDJSONDecoder(max_event_chars=max_event_chars)
-            if self._wire == "ollama"
-            else SSEDecoder(max_event_chars=max_event_chars)
-        )
-        # Before the first bytes of an "auto" body, which framing it has is not known yet.
-        self._framed = self._wire != "auto"
+        # The framing's decoder, chosen from the body's first byte that is not whitespace;
+        # until then the bytes before it wait in `_lead`.
+        self._decoder: Decoder | None = None
+        self._framing = ""
+        self._documents = False
+        self._lead = bytearray()
         self._assembler = Assembler(
             max_calls=max_calls,
             max_argument_chars=max_argument_chars,
             max_text_chars=max_text_chars,
         )
         self._loads = backend(json_backend)
-        self._json_backend = json_backend
+        self._dumps = writer(json_backend)
         self._events: list[Event] | None = [] if events else None
         self._watcher: CallWatcher | None = None
         if self._events is not None:
             self._watcher = CallWatcher(self._events, partial=partial_arguments)
-            self._assembler._watcher = self._watcher
-        #: False reads every chat chunk in full: the reference the envelope fast path must equal.
+            self._assembler.report_to(self._watcher)
+        #: False reads every event in full: the reference the template fast path must equal.
         self._templates = True
-        # The wire's reader; for "auto", made when the first event says which wire it is.
-        self._reader: ChunkReader | WireReader | None = None
-        if self._wire != "auto":
-            self._reader = self._reader_for(self._wire)
+        # The wire's reader, made when the first event says which wire it is.
+        self._reader: WireReader | None = None
+        # The body is an error answer, not a stream: nothing more is read, finish() raises.
+        self._answer = False
         # None while the builder reads; once it is done, what ended it, for the UsageError.
         self._ended: str | None = None
         # The status when it says the body is an error answer, read whole by finish().
@@ -169,12 +140,15 @@ class TurnBuilder:
         head = self._head
         if head is not None:
             head += data[: ERROR_BODY_BYTES - len(head)]
-            if self._error_status is not None:
+            if self._error_status is not None or self._answer:
                 return []
         try:
-            if not self._framed:
-                self._frame(data)
             decoder = self._decoder
+            if decoder is None:
+                decoder = self._frame(data)
+                if decoder is None:
+                    return []
+                data, self._lead = bytes(self._lead), bytearray()
             reader = self._reader
             if len(data) <= _WINDOW:
                 if reader is not None:
@@ -186,8 +160,11 @@ class TurnBuilder:
                 for start in range(0, len(data), _WINDOW):
                     # A window after an error raises it, before anything after it is read.
                     self._read(decoder.feed(bytes(view[start : start + _WINDOW])))
-            if decoder.error is not None:
-                # The events before it are read: errors come in stream order.
+                    if self._answer:
+                        break
+            if decoder.error is not None and not self._answer:
+                # The events before it are read: errors come in stream order. A body already
+                # shown to be an error answer is read as one, whatever follows its start.
                 raise decoder.error
         except ToolCallError as exc:
             self._ended = f"the {type(exc).__name__} it raised ({exc})"
@@ -201,45 +178,67 @@ class TurnBuilder:
         events.clear()
         return taken
 
-    def _frame(self, data: bytes) -> None:
-        """Choose the framing of an "auto" body from its first byte that is not whitespace:
-        `{` begins a line of newline-delimited JSON (Ollama), anything else an SSE field."""
-        first = data.lstrip()[:1]
-        if not first:
-            return
-        self._framed = True
-        if first == b"{":
-            self._wire = "ollama"
-            self._decoder = NDJSONDecoder(max_event_chars=self._max_event_chars)
-            self._reader = self._reader_for("ollama")
+    def _frame(self, data: bytes) -> Decoder | None:
+        """The decoder of the body's framing, once its first byte that is not whitespace has
+        come (`_wires.framing_of`); None before."""
+        since = len(self._lead)
+        self._lead += data
+        framing = framing_of(self._wire, self._lead, since)
+        return None if framing is None else self._use(framing)
+
+    def _use(self, framing: str) -> Decoder:
+        self._framing = framing
+        self._documents = FRAMINGS[framing].documents
+        decoder = self._decoder = FRAMINGS[framing].decoder(max_event_chars=self._max_event_chars)
+        return decoder
 
     def _read(self, payloads: list[str]) -> None:
         """Read payloads, first choosing the reader from the first of them if none is yet."""
+        if self._answer:
+            return
         reader = self._reader
         if reader is None:
             if not payloads:
                 return
-            first = payloads[0]
-            try:
-                decoded = self._loads(first) if first != "[DONE]" else None
-            except ValueError:
-                decoded = None
-            self._wire = detect(decoded)
+            if self._wire == "auto" or self._documents:
+                # The first event names the wire, or, where the framing makes each event a
+                # JSON document of the body, may show the body to be an error answer.
+                first = payloads[0]
+                try:
+                    decoded = self._loads(first) if first != "[DONE]" else None
+                except Refused:
+                    decoded = None  # JSON the library does not read: the reader says why
+                except ValueError:
+                    decoded = None
+                    if self._documents and self._reads_as_an_answer():
+                        self._answer = True
+                        return
+                if self._documents and is_error_document(decoded) and self._head is not None:
+                    self._answer = True
+                    return
+                if self._wire == "auto":
+                    self._wire = wire_of(self._framing, decoded)
+                # The reader decodes the event again: held here too, a large first event (a
+                # whole Gemini answer) would be held twice.
+                del decoded
             reader = self._reader = self._reader_for(self._wire)
         reader.read(payloads)
 
-    def _reader_for(self, wire: str) -> ChunkReader | WireReader:
-        reader: ChunkReader | WireReader
-        if wire == "chat":
-            reader = ChunkReader(self._assembler, self._loads, templates=self._templates)
-        else:
-            reader = READERS[wire](self._assembler, self._loads, writer(self._json_backend))
+    def _reader_for(self, wire: str) -> WireReader:
+        reader = WIRES[wire].reader(self._assembler, self._loads, self._dumps)
+        reader.learning = self._templates
         reader.events = self._events
         return reader
 
     def _showed_a_stream(self) -> bool:
         reader = self._reader
         return reader is not None and bool(reader.chunks or reader.done)
+
+    def _reads_as_an_answer(self) -> bool:
+        """Whether the body, failing to read as a stream before it showed itself one, is an
+        error answer instead: a JSON document or a page the caller gave no status for."""
+        head = self._head
+        return head is not None and not self._showed_a_stream() and looks_like_an_answer(head)
 
     @property
     def wire(self) -> str:
@@ -282,105 +281,35 @@ class TurnBuilder:
         head = self._head
         if head is not None and self._error_status is not None:
             raise error_answer(bytes(head), self._error_status)
+        if self._answer and head is not None:
+            raise error_answer(bytes(head), None)
+        decoder = self._decoder
+        if decoder is None:
+            decoder = self._use(default_framing(self._wire))
+            decoder.feed(bytes(self._lead))
         # Until a stream has shown itself, the body may be an error answer: a JSON document or
         # a page, which a decoder refuses as a line cut off, or reads as no event at all.
-        answer = head is not None and not self._showed_a_stream() and looks_like_an_answer(head)
+        answer = self._reads_as_an_answer()
         try:
-            self._read(self._decoder.close())
+            self._read(decoder.close())
         except StreamError:
             if answer and head is not None:
                 raise error_answer(bytes(head), None) from None
             raise
-        if head is not None and not self._showed_a_stream():
-            if answer:
+        if head is not None and (self._answer or not self._showed_a_stream()):
+            if answer or self._answer:
                 raise error_answer(bytes(head), None)
-            if not head:
+            if not head.strip():
                 raise StreamError(
                     "the body is empty (an HTTP error answer? pass its status to see it)"
                 )
         if self._reader is None:
-            self._reader = self._reader_for("chat")
+            if self._wire == "auto":
+                self._wire = wire_of(self._framing, None)
+            self._reader = self._reader_for(self._wire)
         reader = self._reader
         reader.close()
-        assembler = self._assembler
-        orphans = assembler.nameless()
-        if orphans:
-            index, fragment = orphans[0]
-            raise StreamError(
-                f"arguments {fragment[:40]!r} arrived for a call that never got a name",
-                index=index,
-            )
-        calls = assembler.complete()
-        diagnostics = assembler.diagnostics  # read after complete(): it may record a repair
-        reasons = reader.finish_reasons
-        finish_reason = reasons[0] if reasons else None
-        # The call opened last is the one a cut most likely hit (it may be a nameless one
-        # complete() left out).
-        last_index = assembler.last_call_index()
-        last = next((c for c in calls if c.index == last_index), calls[-1]) if calls else None
-        truncated = None
-        if len(reasons) > 1:
-            went = " then ".join(repr(r) for r in reasons)
-            cut = [r for r in reasons if r in reader.cut]
-            if not (calls and cut):
-                raise StreamError(
-                    f"conflicting finish reasons: finish_reason went {went}",
-                    **_context(last),
-                )
-            truncated = f"finish_reason went {went}"
-        elif finish_reason is None:
-            truncated = "the stream ended without a finish_reason"
-        elif finish_reason in reader.cut:
-            truncated = f"finish_reason is {finish_reason!r} ({reader.cut[finish_reason]})"
-        watcher = self._watcher
-        read = assembler._read_arguments()
-        arguments = tuple(
-            (watcher is not None and not truncated and watcher.parsed(call))
-            or _read_value(read, call)
-            or parse_arguments(call, truncated=truncated)
-            for call in calls
-        )
-        if truncated:
-            if last is not None:
-                raise TruncatedError(f"{truncated}: the call may be cut off", **_context(last))
-            if finish_reason is None:
-                raise StreamError("the stream ended without a finish_reason (cut off?)")
-        if self._watcher is not None:
-            self._watcher.finish(calls, arguments)
-        if finish_reason == "stop" and calls:
-            diagnostics.append(
-                Diagnostic("stop_with_tool_calls", "finish_reason 'stop' with tool calls")
-            )
-        if reader.second_generation is not None:
-            number, chunk_id = reader.second_generation
-            diagnostics.append(
-                Diagnostic(
-                    "second_generation",
-                    f"chunk {number}, after the finish, began another generation (chunk id "
-                    f"{shown(chunk_id)}, not {shown(reader.finish_id)}); it and all after it "
-                    "were left out",
-                )
-            )
-        if self._decoder.comment_count:
-            diagnostics.append(
-                Diagnostic("sse_comment", f"{self._decoder.comment_count} SSE comment line(s)")
-            )
-        if not reader.done:
-            diagnostics.append(Diagnostic("done_absent", f"no {reader.end_mark} before the end"))
-        if self._decoder.unterminated_final_event:
-            diagnostics.append(
-                Diagnostic("unterminated_final_event", "no blank line after the last event")
-            )
-        return Turn(
-            tool_calls=tuple(calls),
-            arguments=arguments,
-            finish_reason=finish_reason,
-            usage=reader.usage,
-            content="".join(reader.content),
-            reasoning="".join(reader.reasoning),
-            diagnostics=tuple(diagnostics),
-            extra_content=reader.extra_content,
-        )
+        return end_turn(self._assembler, reader, decoder, self._watcher)
 
 
 def assemble(
@@ -539,21 +468,3 @@ def _as_bytes(data: object, what: str) -> bytes:
         except ValueError as exc:  # a released view
             raise UsageError(f"{what}: {exc}") from None
     raise UsageError(f"{what}, not {type(data).__name__}")
-
-
-def _read_value(
-    read: dict[int, tuple[str, dict[str, Any]]], call: ToolCall
-) -> dict[str, Any] | None:
-    """The object call's arguments arrived as, if its text is still the text written from it:
-    validation would parse that text back to an equal object (a decoded object holds nothing
-    the library's reading refuses), so it is not parsed again."""
-    held = read.get(call.index)
-    if held is None or held[0] is not call.function.arguments:
-        return None
-    return held[1]
-
-
-def _context(call: ToolCall | None) -> dict[str, Any]:
-    if call is None:
-        return {}
-    return {"index": call.index, "call_id": call.id or None, "name": call.function.name}

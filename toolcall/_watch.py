@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ._assembler import _Call
+from ._call import CallState
 from ._closer import JSON_WHITESPACE, ObjectCloser
 from ._errors import ArgumentsError
 from ._events import Event, ToolCallDone, ToolCallStarted, arguments_delta
@@ -42,14 +42,16 @@ class CallWatcher:
         #: Each call's arguments as far as they go, by index, when `partial` is set.
         self.views: dict[int, PartialArguments] = {}
 
-    def fragment(self, call: _Call, fragment: str) -> None:
+    def fragment(self, call: CallState, fragment: str) -> None:
         """Called by the assembler for every non-empty fragment it appended to `call`.
 
         A call's arguments end at the brace that closes them: JSON whitespace after it is not
         reported (the assembler leaves it out of the turn too), so the call reported done, the
         deltas before it and the call in `TurnDone` all say the same.
         """
-        if call.index not in self._started and call.name_parts:
+        if call.index not in self._started:
+            if not call.name_parts:
+                return  # held until the call is named (`named`): no delta before its start
             self._start(call)
         closer = call.closer
         if closer is None:
@@ -74,7 +76,12 @@ class CallWatcher:
         if call.name_parts:
             self._close(call, closer)
 
-    def _delta(self, call: _Call, fragment: str) -> None:
+    def named(self, call: CallState) -> None:
+        """Called by the assembler when a call whose arguments began gets its name: it is
+        reported started, then its arguments so far as one fragment."""
+        self.fragment(call, call.text())
+
+    def _delta(self, call: CallState, fragment: str) -> None:
         if not fragment:
             return  # the fragment was whitespace after the close
         if self.partial:
@@ -107,7 +114,7 @@ class CallWatcher:
                 self.events.append(ToolCallStarted(call.index, call.id, call.function.name))
             self.events.append(ToolCallDone(call, parsed))
 
-    def _read(self, call: _Call, fragment: str) -> tuple[ArgumentsChange, ...]:
+    def _read(self, call: CallState, fragment: str) -> tuple[ArgumentsChange, ...]:
         view = self.views.get(call.index)
         if view is None:
             view = self.views[call.index] = PartialArguments(track_changes=True)
@@ -120,11 +127,11 @@ class CallWatcher:
             return tuple(view.changes())
         return tuple(view.changes())
 
-    def _start(self, call: _Call) -> None:
+    def _start(self, call: CallState) -> None:
         self._started.add(call.index)
         self.events.append(ToolCallStarted(call.index, call.id, call.name()))
 
-    def _close(self, call: _Call, closer: ObjectCloser) -> None:
+    def _close(self, call: CallState, closer: ObjectCloser) -> None:
         text = call.text().rstrip(JSON_WHITESPACE)
         parsed = _object_or_none(text)
         if parsed is None:
@@ -132,7 +139,7 @@ class CallWatcher:
             return
         self._report_done(call, text, parsed)
 
-    def _report_done(self, call: _Call, text: str, parsed: dict[str, Any]) -> None:
+    def _report_done(self, call: CallState, text: str, parsed: dict[str, Any]) -> None:
         if call.index not in self._started:
             self._start(call)
         extra = None if call.extra_content is None else copy.deepcopy(call.extra_content)

@@ -1,12 +1,14 @@
 """What every wire reader shares: the interface a `TurnBuilder` reads through, and the few
 operations a wire's events come down to.
 
-A reader takes the decoded payloads of one wire and turns them into operations on the
-wire-neutral core: open a call (id, name, provider metadata), append an arguments fragment to
-it, add text or reasoning, record a stop reason, usage, turn metadata. The core (assembler,
-watcher, validation, partial view) never learns which wire it was; a call is numbered in the
-order the wire opened it, whatever the wire's own index (Anthropic's content block, Responses'
-output item) said, so one turn reads the same on every wire.
+A reader takes the decoded payloads of one wire and turns them into the assembler's named
+operations (`Assembler.open_call`, `append_arguments`, `take_arguments`, `spend_text`): open a
+call (id, name, provider metadata), append an arguments fragment to it, take whole arguments,
+add text or reasoning; and keeps the stop reasons, usage and turn metadata the end of the turn
+reads (`_turn.end_turn`). The core (assembler, watcher, validation, partial view) never learns
+which wire it was; a call is numbered in the order the wire opened it, whatever the wire's own
+index (Anthropic's content block, Responses' output item) said, so one turn reads the same on
+every wire, and two calls never share a number.
 """
 
 from __future__ import annotations
@@ -15,19 +17,24 @@ from collections.abc import Hashable, Mapping
 from typing import Any, ClassVar
 
 from .._assembler import Assembler
-from .._errors import StreamError, ToolCallError, shown
+from .._errors import ProviderError, StreamError, ToolCallError, shown
 from .._events import Event, reasoning_delta, text_delta
 from .._json import Dumps, Loads, Refused
 from .._templates import WireTemplate
 
 
 class WireReader:
-    """Base of the readers of the wires other than chat completions.
+    """Base of every wire's reader (chat completions included).
 
-    The attributes are the ones `TurnBuilder` reads at the end of a turn, the same as the chat
-    reader's (`ChunkReader`): stop reasons in order, usage, text, reasoning, and whether the
-    wire's closing event arrived. `cut` maps each stop reason that means "stopped before it
-    was done" to why; `extra_content` is turn-level provider metadata (thinking signatures).
+    The attributes are the ones the end of a turn reads (`_turn.Gathered`): stop reasons in
+    order, usage, text, reasoning, and whether the wire's closing event arrived. `cut` maps each
+    stop reason that means "stopped before it was done" to why; `extra_content` is turn-level
+    provider metadata (thinking signatures).
+
+    What ends a turn ends it on every wire: once the wire's end has come (`end_turn`), an event
+    that would add to the turn (`adds_to_turn`) begins a second generation (a relay that sent
+    the whole answer twice); it and everything after it are left out, and `second_generation`
+    says where it began.
     """
 
     wire: ClassVar[str]
@@ -43,27 +50,35 @@ class WireReader:
         self.chunks = 0
         self.done = self.end_mark is None
         self.finish_reasons: list[str] = []
-        self.finish_id: object = None
-        self.second_generation: tuple[int, object] | None = None
+        #: Where a second generation began, in words, for the diagnostic; None if none did.
+        self.second_generation: str | None = None
+        #: What ended the turn, once it has ended (see `end_turn`).
+        self.ended: str | None = None
         self.usage: dict[str, Any] | None = None
         self.content: list[str] = []
         self.reasoning: list[str] = []
         self.extra_content: dict[str, Any] | None = None
         self.events: list[Event] | None = None
+        #: False reads every event in full: the reference the template fast path must equal.
+        self.learning = True
         # The envelope of the last event if it carried one arguments fragment (see `learn`).
         self._template: WireTemplate | None = None
         # The wire's key of each call (block index, item id) to its number in the turn.
         self._calls: dict[Hashable, int] = {}
+        # What each call was opened with (id, name), to check an open the wire repeats.
+        self._opened: list[tuple[object, object]] = []
 
     def read(self, payloads: list[str]) -> None:
-        """Take the payloads of consecutive events (SSE `data`, or NDJSON lines)."""
+        """Take the payloads of consecutive events (SSE `data`, NDJSON lines, array elements)."""
         for text in payloads:
             self.chunks += 1
+            if self.second_generation is not None:
+                continue
             template = self._template
             if template is not None:
                 fragment = template.match(text)
                 if fragment is not None:
-                    self.fragment(template.wire_index, fragment)
+                    self.append(template.wire_index, fragment)
                     continue
             try:
                 event = self.loads(text)
@@ -80,6 +95,13 @@ class WireReader:
                     f"{self.wire} event {self.chunks} is not a JSON object: {shown(event)}"
                 )
             try:
+                if self.ended is not None and self.adds_to_turn(event):
+                    self.second_generation = (
+                        f"{self.wire} event {self.chunks}, after the turn ended at "
+                        f"{self.ended}, began another generation; it and all after it were "
+                        "left out"
+                    )
+                    continue
                 self.event(event)
             except ToolCallError:
                 raise
@@ -88,11 +110,16 @@ class WireReader:
                     f"{self.wire} event {self.chunks} does not have the {self.wire} shape: "
                     f"{type(exc).__name__}: {shown(exc)}"
                 ) from None
-            self._template = self.learn(text, event)
+            self._template = self.learn(text, event) if self.learning else None
 
     def event(self, event: dict[str, Any]) -> None:
         """Read one decoded event."""
         raise NotImplementedError
+
+    def adds_to_turn(self, event: dict[str, Any]) -> bool:
+        """Whether `event`, arriving after the turn ended, would add to it (and so begins a
+        second generation). Every event does, unless the wire says otherwise."""
+        return True
 
     def learn(self, text: str, event: dict[str, Any]) -> WireTemplate | None:
         """The envelope of `event`, just read, if all it did was append one arguments fragment.
@@ -106,49 +133,73 @@ class WireReader:
         return None
 
     def close(self) -> None:
-        """End of body, before the turn is checked: hand over anything still held."""
+        """End of body, before the turn is checked: hand over anything still held, and refuse
+        what the wire left unfinished."""
 
     # -- operations on the core ---------------------------------------------------------------
 
     def open_call(
-        self, key: Hashable, call_id: object, name: object, extra: dict[str, Any] | None = None
+        self,
+        key: Hashable,
+        call_id: object,
+        name: object,
+        extra: dict[str, Any] | None = None,
     ) -> int:
-        """Open the turn's next call, known on the wire as `key`; returns its number."""
-        number = len(self._calls)
-        delta: dict[str, Any] = {"index": number, "function": {"name": name}}
-        if extra:
-            delta["extra_content"] = extra
-        self.assembler.feed(delta)  # the limit on calls is checked here, before it is kept
+        """Open the turn's next call, known on the wire as `key`; returns its number.
+
+        `key` None is a call the wire gives no key of its own (a part, a line). An open the wire
+        repeats for a key it already opened is checked against the first: the same id and name
+        is the same call; anything else is a `StreamError`, never a second call on its number.
+        """
+        if key is not None:
+            number = self._calls.get(key)
+            if number is not None:
+                if self._opened[number] != (call_id, name):
+                    raise StreamError(
+                        f"{self.wire} event {self.chunks} opens {shown(key)} again as "
+                        f"{shown(name)} (id {shown(call_id)}), which was opened as "
+                        f"{shown(self._opened[number][1])} (id {shown(self._opened[number][0])})",
+                        index=number,
+                    )
+                return number
+        number = len(self._opened)
         # The wire's own structure (block, item, part) tells calls apart, so the id is given to
         # the call opened rather than used to find one: a repeated id starts no merge.
-        self.assembler._give_id(number, call_id)
-        self._calls[key] = number
+        self.assembler.open_call(number, call_id, name, extra)
+        self._opened.append((call_id, name))
+        if key is not None:
+            self._calls[key] = number
         return number
+
+    def _opened_name(self, number: int | None) -> str | None:
+        name = None if number is None else self._opened[number][1]
+        return name if type(name) is str and name else None
 
     def call_number(self, key: Hashable) -> int | None:
         return self._calls.get(key)
 
-    def fragment(self, number: int, text: object) -> None:
+    def append(self, number: int, text: object) -> None:
         """Append a fragment of arguments text to call `number`."""
         if type(text) is not str:
             raise StreamError(f"arguments must be text, got {shown(text)}", index=number)
         if text:
-            self.assembler._feed_fragment(number, text)
+            self.assembler.append_arguments(number, text)
 
-    def received(self, number: int) -> int:
-        """How many argument characters call `number` has received."""
-        return self.assembler._by_wire_index[number].chars
+    def streamed(self, number: int) -> str | None:
+        """The arguments text call `number` has received, None if none yet."""
+        call = self.assembler.call(number)
+        return call.text() if call is not None and call.chars else None
 
     def whole_arguments(self, number: int, value: object) -> None:
         """Arguments that arrived as one JSON value (an object), as the text the core reads.
 
         An object is written as text once, and the call keeps the object too: the watcher and
-        the turn take it rather than parse the text back (`Assembler._feed_read`).
+        the turn take it rather than parse the text back (`Assembler.take_arguments`).
         """
         if value is None:
             value = {}
         if type(value) is str:
-            self.fragment(number, value)
+            self.append(number, value)
             return
         if type(value) is not dict:
             raise StreamError(f"arguments must be a JSON object, got {shown(value)}", index=number)
@@ -156,7 +207,7 @@ class WireReader:
             text = self.dumps(value)
         except (ValueError, TypeError, RecursionError) as exc:
             raise StreamError(f"arguments cannot be written as JSON: {exc}", index=number) from None
-        self.assembler._feed_read(number, text, value)
+        self.assembler.take_arguments(number, text, value)
 
     def text(self, piece: object, *, reasoning: bool = False) -> None:
         """Keep a piece of text or reasoning (counted against the text limit) and report it."""
@@ -165,7 +216,7 @@ class WireReader:
         what = "reasoning" if reasoning else "content"
         if type(piece) is not str:
             raise StreamError(f"{self.wire} event {self.chunks}: {what} is not text")
-        self.assembler._spend_text(len(piece), None, what)
+        self.assembler.spend_text(len(piece), what)
         (self.reasoning if reasoning else self.content).append(piece)
         if self.events is not None:
             self.events.append(reasoning_delta(piece) if reasoning else text_delta(piece))
@@ -175,6 +226,11 @@ class WireReader:
             raise StreamError(f"the stop reason must be a string, got {shown(reason)}")
         if reason not in self.finish_reasons:
             self.finish_reasons.append(reason)
+
+    def end_turn(self, what: str) -> None:
+        """The wire's own end of the turn arrived (`what`, for the diagnostic)."""
+        if self.ended is None:
+            self.ended = f"{what} (event {self.chunks})"
 
     def keep_usage(self, usage: object, *, over: dict[str, Any] | None = None) -> None:
         """Usage as the wire reports it, the latest report replacing the one before (held
@@ -186,7 +242,22 @@ class WireReader:
         """Append turn-level provider metadata (a thinking signature) under `provider.key`."""
         if type(value) is not str:
             raise StreamError(f"{provider} {key} must be text, got {shown(value)}")
-        self.assembler._spend_text(len(value), None, "metadata")
+        self.assembler.spend_text(len(value), "metadata")
         if self.extra_content is None:
             self.extra_content = {}
         self.extra_content.setdefault(provider, {}).setdefault(key, []).append(value)
+
+
+def provider_error(error: Any) -> ProviderError:
+    """The `ProviderError` for an error a stream reported in one of its events."""
+    if isinstance(error, dict):
+        message = error.get("message") or error
+        code = error.get("code") or error.get("type")
+        return ProviderError(
+            "the provider reported an error: "
+            + (message if type(message) is str else shown(message)),
+            code=None if code is None else code if type(code) is str else shown(code),
+            payload=error,
+        )
+    shown_error = error if type(error) is str else shown(error)
+    return ProviderError(f"the provider reported an error: {shown_error}", payload=error)

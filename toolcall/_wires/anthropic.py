@@ -21,10 +21,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from .._chunks import _provider_error
-from .._errors import StreamError
+from .._errors import StreamError, TruncatedError, shown
 from .._templates import WireTemplate, wire_template
-from ._base import WireReader
+from ._base import WireReader, provider_error
 
 
 class AnthropicReader(WireReader):
@@ -47,7 +46,7 @@ class AnthropicReader(WireReader):
             delta_kind = delta.get("type")
             if delta_kind == "input_json_delta":
                 if event.get("index") not in self._server_blocks:
-                    self.fragment(self._number(event), delta["partial_json"])
+                    self.append(self._number(event), delta["partial_json"])
             elif delta_kind == "text_delta":
                 self.text(delta["text"])
             elif delta_kind == "thinking_delta":
@@ -60,12 +59,18 @@ class AnthropicReader(WireReader):
             if block_kind == "server_tool_use":
                 # Run by the provider (web search), not by the caller: no call of the turn. Each
                 # one held counts against the text limit, so many cannot grow memory unbounded.
-                self.assembler._spend_text(1, None, "server tool blocks")
+                self.assembler.spend_text(1, "server tool blocks")
                 self._server_blocks.add(event.get("index"))
             elif block_kind == "tool_use":
                 index = event.get("index")
+                if self.call_number(("block", index)) is not None and index not in self._inputs:
+                    raise StreamError(
+                        f"anthropic event {self.chunks}: content block {shown(index)} starts "
+                        "again after its content_block_stop",
+                        index=self.call_number(("block", index)),
+                    )
                 self.open_call(("block", index), block.get("id"), block.get("name"))
-                self._inputs[index] = block.get("input")
+                self._inputs.setdefault(index, block.get("input"))
             elif block_kind == "text":
                 self.text(block.get("text"))
             elif block_kind == "thinking":
@@ -77,10 +82,7 @@ class AnthropicReader(WireReader):
         elif kind == "content_block_stop":
             index = event.get("index")
             if index in self._inputs:
-                given = self._inputs.pop(index)
-                number = self._number(event)
-                if not self.received(number):
-                    self.whole_arguments(number, given)
+                self._stop(self._number(event), self._inputs.pop(index))
         elif kind == "message_delta":
             # Its usage counts the output; the input counts came in message_start.
             self.keep_usage(event.get("usage"), over=self._start_usage)
@@ -92,8 +94,44 @@ class AnthropicReader(WireReader):
             self._start_usage = self.usage
         elif kind == "message_stop":
             self.done = True
+            self.end_turn("message_stop")
         elif kind == "error":
-            raise _provider_error(event.get("error") or event)
+            raise provider_error(event.get("error") or event)
+
+    def adds_to_turn(self, event: dict[str, Any]) -> bool:
+        return event.get("type") not in ("ping", "error")
+
+    def close(self) -> None:
+        """A tool_use block that never got its `content_block_stop` is not finished, whatever
+        its `input` or deltas said: the stream was cut inside the call."""
+        for index in self._inputs:
+            number = self.call_number(("block", index))
+            raise TruncatedError(
+                f"the tool_use content block {shown(index)} never got its content_block_stop: "
+                "the call may be cut off",
+                index=number,
+                name=self._opened_name(number),
+            )
+
+    def _stop(self, number: int, given: object) -> None:
+        """A call's block stopped: its `input` is the arguments when no text came, and is
+        checked against the text when both came (two answers, no way to choose)."""
+        streamed = self.streamed(number)
+        if streamed is None:
+            self.whole_arguments(number, given)
+            return
+        if given is None or given == {}:
+            return
+        try:
+            read = self.loads(streamed)
+        except ValueError:
+            return  # not one JSON value: validation says what is wrong with the arguments
+        if read != given:
+            raise StreamError(
+                "the tool_use block's input differs from the arguments its deltas streamed",
+                index=number,
+                name=self._opened_name(number),
+            )
 
     def learn(self, text: str, event: dict[str, Any]) -> WireTemplate | None:
         if event.get("type") != "content_block_delta":

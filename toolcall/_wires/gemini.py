@@ -19,17 +19,26 @@ is final before then.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from .._chunks import _provider_error
-from .._errors import LimitExceeded, StreamError, shown
-from ._base import WireReader
+from .._errors import StreamError, shown
+from .._fields import value_chars
+from .._json import MAX_DEPTH
+from ._base import WireReader, provider_error
 
 _STEP = re.compile(
     r"\.([A-Za-z_$][\w$-]*)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]|\[\"((?:[^\"\\]|\\.)*)\"\]"
 )
 _VALUE_KEYS = ("stringValue", "numberValue", "boolValue", "nullValue", "structValue", "listValue")
+#: The JSON types each value key may hold (`nullValue` holds anything: it means null).
+_VALUE_TYPES: dict[str, tuple[type, ...]] = {
+    "stringValue": (str,),
+    "numberValue": (int, float),
+    "boolValue": (bool,),
+    "structValue": (dict,),
+    "listValue": (list,),
+}
 
 
 class GeminiReader(WireReader):
@@ -43,7 +52,7 @@ class GeminiReader(WireReader):
 
     def event(self, event: dict[str, Any]) -> None:
         if event.get("error"):
-            raise _provider_error(event["error"])
+            raise provider_error(event["error"])
         self.keep_usage(event.get("usageMetadata"))
         candidates = event.get("candidates")
         if not candidates:
@@ -60,12 +69,31 @@ class GeminiReader(WireReader):
         if reason is not None:
             self._close_streaming()
             self.finish(reason)
+            self.end_turn("finishReason")
+
+    def adds_to_turn(self, event: dict[str, Any]) -> bool:
+        """After the `finishReason`, an event may still report usage; one with a candidate that
+        holds parts or a stop reason begins another generation."""
+        if event.get("error"):
+            return False
+        candidates = event.get("candidates")
+        if type(candidates) is not list:
+            return False
+        return any(
+            type(c) is dict
+            and ((c.get("content") or {}).get("parts") or c.get("finishReason") is not None)
+            for c in candidates
+        )
 
     def close(self) -> None:
         self._close_streaming()
 
     def _part(self, part: dict[str, Any]) -> None:
         signature = part.get("thoughtSignature")
+        if signature is not None and type(signature) is not str:
+            raise StreamError(
+                f"gemini event {self.chunks}: thoughtSignature must be text, got {shown(signature)}"
+            )
         call = part.get("functionCall")
         if call is None:
             self.text(part.get("text"), reasoning=part.get("thought") is True)
@@ -85,9 +113,9 @@ class GeminiReader(WireReader):
         if not call:
             return  # a terminator with nothing open: nothing to end
         extra = None if signature is None else {"google": {"thought_signature": signature}}
-        number = self.open_call(len(self._calls), call.get("id"), call.get("name"), extra)
+        number = self.open_call(None, call.get("id"), call.get("name"), extra)
         if call.get("willContinue") or call.get("partialArgs"):
-            builder = _ArgumentsBuilder(self.assembler._size)
+            builder = _ArgumentsBuilder()
             self._streaming = (number, builder)
             self._add_partial(builder, call.get("partialArgs"))
             if not call.get("willContinue"):
@@ -102,23 +130,20 @@ class GeminiReader(WireReader):
         if not name:
             return True
         assert self._streaming is not None
-        number = self._streaming[0]
-        return "partialArgs" in call and name == self.assembler._by_wire_index[number].name()
+        state = self.assembler.call(self._streaming[0])
+        return "partialArgs" in call and state is not None and name == state.name()
 
     def _add_partial(self, builder: _ArgumentsBuilder, entries: object) -> None:
         if entries is None:
             return
         if type(entries) is not list:
             raise StreamError(f"gemini event {self.chunks}: partialArgs is not a list")
+        number = self._streaming[0] if self._streaming else None
         for entry in entries:
-            builder.add(entry, self.chunks)
-        assembler = self.assembler
-        if assembler._argument_chars + builder.chars > assembler.max_argument_chars:
-            raise LimitExceeded(
-                f"tool-call arguments exceed {assembler.max_argument_chars} characters "
-                "(max_argument_chars)",
-                index=self._streaming[0] if self._streaming else None,
-            )
+            # Each entry is counted before the next is taken, whatever its JSON type: a limit
+            # checked once per event would let one event hold many values past it.
+            builder.add(entry, self.chunks, self.assembler.argument_room() - builder.chars)
+            self.assembler.check_arguments_room(builder.chars, number)
 
     def _close_streaming(self) -> None:
         if self._streaming is None:
@@ -141,16 +166,17 @@ class _ArgumentsBuilder:
     """The arguments object `partialArgs` describe: each entry sets the value at a JSON path,
     and a string value at a path that already holds a string goes on from it."""
 
-    __slots__ = ("_size", "chars", "root")
+    __slots__ = ("chars", "root")
 
-    def __init__(self, size: Callable[[Any], int]) -> None:
+    def __init__(self) -> None:
         self.root: dict[str, Any] = {}
-        #: Characters the object holds so far (strings, member names, one per other value),
-        #: counted as they arrive against `max_argument_chars`; `size` counts a whole value.
+        #: Characters the object holds so far (strings, member names, one per other value and
+        #: container, `_fields.value_chars`), counted as they arrive against `max_argument_chars`.
         self.chars = 0
-        self._size = size
 
-    def add(self, entry: object, event: int) -> None:
+    def add(self, entry: object, event: int, room: int) -> None:
+        """Set the value `entry` gives at its path; `room` is what the limit still allows, so
+        a value far past it is not counted to its end."""
         if type(entry) is not dict or type(entry.get("jsonPath")) is not str:
             raise StreamError(f"gemini event {event}: a partialArgs entry without a jsonPath")
         steps = _steps(entry["jsonPath"], event)
@@ -162,9 +188,19 @@ class _ArgumentsBuilder:
             )
         key = present[0]
         value = None if key == "nullValue" else entry[key]
-        if key == "stringValue" and type(value) is not str:
-            raise StreamError(f"gemini event {event}: stringValue {shown(value)} is not text")
-        self.chars += len(value) if type(value) is str else self._size(value)
+        kinds = _VALUE_TYPES.get(key)
+        if kinds is not None and (type(value) not in kinds):
+            raise StreamError(
+                f"gemini event {event}: {key} {shown(value)} is not {_KIND_WORDS[key]}"
+            )
+        self.chars += value_chars(value, room)
+        # Arguments nest no deeper than the library reads JSON anywhere: the path's containers
+        # (the root included) and the value's own.
+        if len(steps) + _depth(value, MAX_DEPTH) > MAX_DEPTH:
+            raise StreamError(
+                f"gemini event {event}: partialArgs entry for {entry['jsonPath'][:60]!r} nests "
+                f"the arguments deeper than {MAX_DEPTH} levels"
+            )
         holder: Any = self.root
         for step, following in zip(steps, [*steps[1:], None], strict=True):
             if following is None:
@@ -185,6 +221,31 @@ class _ArgumentsBuilder:
 
     def value(self) -> dict[str, Any]:
         return _resolved(self.root)  # type: ignore[no-any-return]
+
+
+_KIND_WORDS = {
+    "stringValue": "text",
+    "numberValue": "a number",
+    "boolValue": "true or false",
+    "structValue": "an object",
+    "listValue": "a list",
+}
+
+
+def _depth(value: Any, limit: int) -> int:
+    """How many containers deep `value` nests (0 for a scalar), counted no further than past
+    `limit`; iterative, so a deep value cannot exhaust the stack."""
+    if not isinstance(value, (dict, list)):
+        return 0
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack and deepest <= limit:
+        held, depth = stack.pop()
+        deepest = max(deepest, depth)
+        for item in held.values() if type(held) is dict else held:
+            if isinstance(item, (dict, list)):
+                stack.append((item, depth + 1))
+    return deepest
 
 
 def _steps(path: str, event: int) -> list[str | int]:

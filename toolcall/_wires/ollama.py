@@ -12,8 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from .._chunks import _provider_error
-from ._base import WireReader
+from ._base import WireReader, provider_error
 
 _USAGE = (
     "prompt_eval_count",
@@ -31,16 +30,17 @@ class OllamaReader(WireReader):
 
     def event(self, event: dict[str, Any]) -> None:
         if event.get("error"):
-            raise _provider_error(event["error"])
+            raise provider_error(event["error"])
         message = event.get("message")
         if message:
             self.text(message.get("thinking"), reasoning=True)
             self.text(message.get("content"))
             for call in message.get("tool_calls") or ():
                 function = call.get("function") or {}
-                number = self.open_call(len(self._calls), call.get("id"), function.get("name"))
+                number = self.open_call(None, call.get("id"), function.get("name"))
                 self.whole_arguments(number, function.get("arguments"))
         if event.get("done") is True:
             self.done = True
             self.finish(event.get("done_reason") or "stop")
             self.keep_usage({key: event[key] for key in _USAGE if key in event})
+            self.end_turn("the line with 'done': true")

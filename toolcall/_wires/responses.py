@@ -18,10 +18,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from .._chunks import _provider_error
-from .._errors import StreamError
+from .._errors import StreamError, shown
 from .._templates import INTEGER_HOLE, STRING_HOLE, WireTemplate, wire_template
-from ._base import WireReader
+from ._base import WireReader, provider_error
 
 _TEXT = {
     "response.output_text.delta": False,
@@ -50,22 +49,36 @@ class ResponsesReader(WireReader):
         super().__init__(*args, **kwargs)
         # Output index to item id, for a delta that names only its index.
         self._items: dict[object, object] = {}
-        # Text parts (item id, content index) that received deltas: their `.done` repeats them.
-        self._streamed: set[tuple[object, object]] = set()
+        # The pieces each text part (item id, content index) received as deltas: its `.done`
+        # repeats them, and is checked against them.
+        self._streamed: dict[tuple[object, object], list[str]] = {}
 
     def event(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
         if kind == "response.function_call_arguments.delta":
-            self.fragment(self._number(event), event["delta"])
+            self.append(self._number(event), event["delta"])
         elif kind in _TEXT:
             part = (event.get("item_id"), event.get("content_index"))
-            if part not in self._streamed:
-                self.assembler._spend_text(len(str(part[0])), None, "item ids")
-                self._streamed.add(part)
-            self.text(event["delta"], reasoning=_TEXT[kind])
+            pieces = self._streamed.get(part)
+            if pieces is None:
+                self.assembler.spend_text(len(str(part[0])), "item ids")
+                pieces = self._streamed[part] = []
+            piece = event["delta"]
+            self.text(piece, reasoning=_TEXT[kind])
+            if piece:
+                pieces.append(piece)
         elif kind in _TEXT_DONE:
-            if (event.get("item_id"), event.get("content_index")) not in self._streamed:
+            part = (event.get("item_id"), event.get("content_index"))
+            pieces = self._streamed.get(part)
+            if not pieces:  # no text came before: the repetition is the text
                 self.text(event["text"], reasoning=_TEXT_DONE[kind])
+                self._streamed[part] = [event["text"]]
+            elif event["text"] != "".join(pieces):
+                raise StreamError(
+                    f"responses event {self.chunks}: the whole text {kind} repeated "
+                    f"({len(str(event['text']))} characters) differs from its deltas "
+                    f"({sum(map(len, pieces))} characters)"
+                )
         elif kind == "response.output_item.added":
             item = event["item"]
             if item.get("type") == "function_call":
@@ -88,11 +101,15 @@ class ResponsesReader(WireReader):
             else:
                 self.finish("completed")
             self.done = True
+            self.end_turn(kind)
         elif kind == "response.failed":
             response = event.get("response") or {}
-            raise _provider_error(response.get("error") or event)
+            raise provider_error(response.get("error") or event)
         elif kind == "error":
-            raise _provider_error(event.get("error") or event)
+            raise provider_error(event.get("error") or event)
+
+    def adds_to_turn(self, event: dict[str, Any]) -> bool:
+        return event.get("type") != "error"
 
     def learn(self, text: str, event: dict[str, Any]) -> WireTemplate | None:
         if event.get("type") != "response.function_call_arguments.delta" or not event["delta"]:
@@ -103,9 +120,11 @@ class ResponsesReader(WireReader):
         item_id = item.get("id")
         if item_id is None:
             item_id = ("output", event.get("output_index"))
+        again = self.call_number(item_id) is not None
         number = self.open_call(item_id, item.get("call_id"), item.get("name"))
         self._items[event.get("output_index")] = item_id
-        self.fragment(number, item.get("arguments") or "")
+        if not again:  # a repeated open is the same call: its arguments are what came since
+            self.append(number, item.get("arguments") or "")
         return number
 
     def _number(self, event: dict[str, Any]) -> int:
@@ -121,18 +140,23 @@ class ResponsesReader(WireReader):
         return number
 
     def _whole(self, number: int, arguments: object) -> None:
-        """The whole arguments, from `.done` or the finished item."""
-        if not arguments:
+        """The whole arguments, from `.done` or the finished item: the arguments when no delta
+        came, and checked against the deltas when they did, whatever its JSON type."""
+        if arguments is None:
             return
-        if not self.received(number):
-            self.fragment(number, arguments)
-            return
-        call = self.assembler._by_wire_index[number]
-        if arguments != call.text():
+        if type(arguments) is not str:
+            raise StreamError(
+                f"responses event {self.chunks}: the whole arguments repeated are not text: "
+                f"{shown(arguments)}",
+                index=number,
+            )
+        streamed = self.streamed(number)
+        if streamed is None:
+            self.append(number, arguments)
+        elif arguments != streamed:
             raise StreamError(
                 "the whole arguments the stream repeated at the end differ from its deltas "
-                f"({len(str(arguments))} characters against {call.chars})",
+                f"({len(arguments)} characters against {len(streamed)})",
                 index=number,
-                call_id=call.id or None,
-                name=call.name() or None,
+                name=self._opened_name(number),
             )

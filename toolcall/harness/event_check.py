@@ -46,15 +46,17 @@ def event_problems(events: list[Event], turn: Turn) -> list[str]:
     reasoning = "".join(e.text for e in events if isinstance(e, ReasoningDelta))
     if reasoning != turn.reasoning:
         problems.append("ReasoningDelta pieces do not join to the turn's reasoning")
-    started: dict[int, int] = {}
+    started: dict[int, ToolCallStarted] = {}
     done: dict[int, ToolCallDone] = {}
     fragments: dict[int, list[str]] = defaultdict(list)
-    for position, event in enumerate(events):
+    for event in events:
         if isinstance(event, ToolCallStarted):
             if event.index in started:
                 problems.append(f"call {event.index} started twice")
-            started[event.index] = position
+            started[event.index] = event
         elif isinstance(event, ArgumentsDelta):
+            if event.index not in started:
+                problems.append(f"call {event.index} got an ArgumentsDelta before ToolCallStarted")
             if event.index in done:
                 problems.append(f"call {event.index} got an ArgumentsDelta after ToolCallDone")
             fragments[event.index].append(event.fragment)
@@ -67,8 +69,16 @@ def event_problems(events: list[Event], turn: Turn) -> list[str]:
             done[index] = event
     resent = {d.index for d in turn.diagnostics if d.code == "arguments_resent"}
     for call, arguments in zip(turn.tool_calls, turn.arguments, strict=True):
-        if call.index not in started:
+        start = started.get(call.index)
+        if start is None:
             problems.append(f"call {call.index} never started")
+        elif start.name != call.function.name:
+            problems.append(
+                f"call {call.index} started as {start.name!r}, but the turn names it "
+                f"{call.function.name!r}"
+            )
+        elif start.id and start.id != call.id:
+            problems.append(f"call {call.index} started with another id than the turn's")
         report = done.get(call.index)
         if report is None:
             problems.append(f"call {call.index} never done")

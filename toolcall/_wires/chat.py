@@ -17,14 +17,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from ._assembler import Assembler
-from ._errors import ProviderError, StreamError, ToolCallError, UsageError, shown
-from ._events import Event, ReasoningDelta, TextDelta, reasoning_delta, text_delta
-from ._json import Loads, Refused
-from ._templates import ARGUMENTS, CONTENT, REASONING, FragmentTemplate, learn
+from .._assembler import Assembler
+from .._errors import StreamError, ToolCallError, UsageError, shown
+from .._events import ReasoningDelta, TextDelta, reasoning_delta, text_delta
+from .._json import Dumps, Loads, Refused
+from .._templates import ARGUMENTS, CONTENT, REASONING, FragmentTemplate, learn
+from ._base import WireReader, provider_error
 
 
-class ChunkReader:
+class ChatReader(WireReader):
     """Decodes chunk payloads, feeds tool-call deltas to an assembler, keeps the rest of a turn.
 
     A turn ends at its first `finish_reason`, but GLM-4.5 puts one on every whole-call chunk, so
@@ -33,29 +34,18 @@ class ChunkReader:
     and everything after it are left out, and `second_generation` says where it began.
     """
 
+    wire = "chat"
     #: Finish reasons that say the turn was stopped before it was done: its last call may be cut.
     cut: ClassVar[Mapping[str, str]] = {
         "length": "the output hit max_tokens",
         "content_filter": "the provider's filter cut it",
     }
     #: What the wire sends last, for the `done_absent` diagnostic.
-    end_mark: str | None = "'data: [DONE]'"
-    #: Turn-level provider metadata: none on this wire (Gemini's rides on its call).
-    extra_content: dict[str, Any] | None = None
+    end_mark: ClassVar[str | None] = "'data: [DONE]'"
 
-    def __init__(self, assembler: Assembler, loads: Loads, *, templates: bool = True) -> None:
-        """`templates=False` decodes every chunk in full: the reference the fast path must equal."""
-        self.assembler = assembler
-        self.loads = loads
-        self.chunks = 0
-        self.done = False
-        #: Every distinct finish_reason of the turn, in order; more than one is a conflict.
-        self.finish_reasons: list[str] = []
+    def __init__(self, assembler: Assembler, loads: Loads, dumps: Dumps) -> None:
+        super().__init__(assembler, loads, dumps)
         self.finish_id: object = None
-        self.second_generation: tuple[int, object] | None = None
-        self.usage: dict[str, Any] | None = None
-        self.content: list[str] = []
-        self.reasoning: list[str] = []
         # One template per call being streamed, found by its prefix: parallel calls interleave,
         # and trying each kept template in turn made every chunk past the eighth call a miss.
         # The prefixes of one stream differ only in the call's index, so they come in a few
@@ -63,12 +53,6 @@ class ChunkReader:
         self.templates: dict[str, FragmentTemplate] = {}
         self.prefix_lengths: list[int] = []
         self.last_template: FragmentTemplate | None = None
-        self.learning = templates
-        #: Where text and reasoning events go when the caller asked for events; None otherwise.
-        self.events: list[Event] | None = None
-
-    def close(self) -> None:
-        """End of body: nothing is held back on this wire."""
 
     def read(self, payloads: list[str]) -> None:
         """Take the data payloads of consecutive SSE events."""
@@ -86,19 +70,14 @@ class ChunkReader:
                     if fragment:
                         self._text(fragment, template.kind)
                     return
-                call = self.assembler._by_wire_index.get(template.wire_index)
-                if call is not None and not (template.call_type and not call.type):
-                    if fragment:
-                        self.assembler._append(call, fragment)
-                else:
-                    self.assembler._feed_fragment(template.wire_index, fragment, template.call_type)
+                self.assembler.append_arguments(template.wire_index, fragment, template.call_type)
                 return
         self._read(payloads)
 
     def _read(self, payloads: list[str]) -> None:
         loads = self.loads
         feed = self.assembler.feed
-        feed_fragment = self.assembler._feed_fragment
+        feed_fragment = self.assembler.append_arguments
         for text in payloads:
             self.chunks += 1
             template = self.last_template
@@ -114,6 +93,7 @@ class ChunkReader:
                     continue
             if text == "[DONE]":
                 self.done = True
+                self._read_in_full()
                 continue
             try:
                 chunk = loads(text)
@@ -121,7 +101,7 @@ class ChunkReader:
                 raise StreamError(f"chunk {self.chunks} cannot be read: {exc}") from None
             except ValueError as exc:
                 raise StreamError(f"chunk {self.chunks} is not valid JSON: {exc}") from None
-            if self.finish_reasons and self._another_generation(chunk):
+            if (self.finish_reasons or self.done) and self._another_generation(chunk):
                 continue
             try:
                 choices = chunk.get("choices")
@@ -158,7 +138,7 @@ class ChunkReader:
                     if usage:
                         self.usage = usage
                 elif chunk.get("error"):
-                    raise _provider_error(chunk["error"])
+                    raise provider_error(chunk["error"])
                 usage = chunk.get("usage")
                 if usage:
                     self.usage = usage
@@ -208,7 +188,7 @@ class ChunkReader:
             what, kept, event = "content", self.content, text_delta
         else:
             what, kept, event = "reasoning", self.reasoning, reasoning_delta
-        self.assembler._spend_text(len(piece), None, what)
+        self.assembler.spend_text(len(piece), what)
         kept.append(piece)
         if self.events is not None:
             self.events.append(event(piece))
@@ -218,29 +198,60 @@ class ChunkReader:
             raise StreamError(f"finish_reason must be a string, got {shown(finish)}")
         if not self.finish_reasons:
             self.finish_id = chunk.get("id")
-            # From here on every chunk is read in full, to see whether it starts a generation.
-            self.templates.clear()
-            self.prefix_lengths.clear()
-            self.last_template = None
-            self.learning = False
+            self._read_in_full()
         if finish not in self.finish_reasons:
             self.finish_reasons.append(finish)
 
+    def _read_in_full(self) -> None:
+        """From here on every chunk is read in full, to see whether it starts a generation."""
+        self.templates.clear()
+        self.prefix_lengths.clear()
+        self.last_template = None
+        self.learning = False
+
     def _another_generation(self, chunk: Any) -> bool:
-        """Whether `chunk`, read after a finish, belongs to a second generation (then skip it)."""
+        """Whether `chunk`, read after a finish or after `[DONE]`, belongs to a second
+        generation (then skip it).
+
+        After a finish, a chunk of another id that adds to the turn begins one (GLM-4.5 sends a
+        finish on every whole-call chunk of the same id). After `[DONE]`, the wire's own end,
+        any chunk that adds to the turn does, whatever its id: a body sent twice repeats ids.
+        """
         if self.second_generation is not None:
             return True
         chunk_id = chunk.get("id") if type(chunk) is dict else None
-        if not chunk_id or not self.finish_id or chunk_id == self.finish_id:
-            return False
-        choices = chunk.get("choices")
+        choices = chunk.get("choices") if type(chunk) is dict else None
         choice = choices[0] if type(choices) is list and choices else None
         delta = choice.get("delta") if type(choice) is dict else None
-        if type(delta) is not dict or not any(
-            delta.get(key) for key in ("tool_calls", "content", "reasoning_content", "reasoning")
+        adds = (
+            type(delta) is dict
+            and any(
+                delta.get(key)
+                for key in ("tool_calls", "content", "reasoning_content", "reasoning")
+            )
+        ) or (type(choice) is dict and bool(choice.get("finish_reason")))
+        if not adds:
+            return False
+        if self.done:
+            self.second_generation = (
+                f"chunk {self.chunks}, after 'data: [DONE]', began another generation; it and "
+                "all after it were left out"
+            )
+            return True
+        if not chunk_id or not self.finish_id or chunk_id == self.finish_id:
+            return False
+        if not (
+            type(delta) is dict
+            and any(
+                delta.get(key)
+                for key in ("tool_calls", "content", "reasoning_content", "reasoning")
+            )
         ):
             return False
-        self.second_generation = (self.chunks, chunk_id)
+        self.second_generation = (
+            f"chunk {self.chunks}, after the finish, began another generation (chunk id "
+            f"{shown(chunk_id)}, not {shown(self.finish_id)}); it and all after it were left out"
+        )
         return True
 
     def _remember(self, template: FragmentTemplate) -> None:
@@ -259,17 +270,3 @@ class ChunkReader:
             f"chunk {self.chunks} has choices {shown(indices)}: only one choice (n=1) can carry "
             "a turn"
         )
-
-
-def _provider_error(error: Any) -> ProviderError:
-    if isinstance(error, dict):
-        message = error.get("message") or error
-        code = error.get("code") or error.get("type")
-        return ProviderError(
-            "the provider reported an error: "
-            + (message if type(message) is str else shown(message)),
-            code=None if code is None else code if type(code) is str else shown(code),
-            payload=error,
-        )
-    shown_error = error if type(error) is str else shown(error)
-    return ProviderError(f"the provider reported an error: {shown_error}", payload=error)

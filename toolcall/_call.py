@@ -1,0 +1,70 @@
+"""The state of one call while it is assembled, on its own so that the watcher that reports it
+(`_watch`) and the assembler that fills it import it from below, not from each other."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._closer import ObjectCloser
+
+
+class CallState:
+    """Mutable state of one call being assembled: what the assembler keeps, what the watcher
+    reads to report it, and what a wire reader may read back (name, text, characters received)."""
+
+    __slots__ = (
+        "chars",
+        "chars_since_resend",
+        "closer",
+        "extra_content",
+        "id",
+        "index",
+        "late",
+        "late_at",
+        "loose",
+        "name_chars",
+        "name_parts",
+        "parts",
+        "read",
+        "resend_at",
+        "type",
+    )
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.id = ""
+        self.type = ""
+        self.name_parts: list[str] = []
+        self.name_chars = 0
+        # Fragments, the last `loose` of them as they came and the rest joined in runs: one
+        # `str` per 4-character fragment held to the end made memory twenty times the text.
+        self.parts: list[str] = []
+        self.loose = 0
+        self.chars = 0
+        self.chars_since_resend = 0
+        # Where (in characters) each fragment that re-sent everything so far began.
+        self.resend_at: list[int] = []
+        self.extra_content: dict[str, Any] | None = None
+        # Where the arguments stand, for a watcher (`_watch`) when the caller asked for events.
+        self.closer: ObjectCloser | None = None
+        # The last of id, name or type that changed once arguments had begun, and how many
+        # characters of them there were then: `complete()` checks it was not after they closed.
+        self.late = ""
+        self.late_at = 0
+        # Arguments that arrived as an object already decoded: the text written from it, and it.
+        self.read: tuple[str, dict[str, Any]] | None = None
+
+    def text(self) -> str:
+        """The arguments so far, joined once and kept joined until the next fragment."""
+        parts = self.parts
+        if len(parts) > 1:
+            parts[:] = ["".join(parts)]
+            self.loose = 0
+        return parts[0] if parts else ""
+
+    def name(self) -> str:
+        """The name so far, joined once and kept joined until the next fragment."""
+        parts = self.name_parts
+        if len(parts) > 1:
+            parts[:] = ["".join(parts)]
+        return parts[0] if parts else ""

@@ -1,0 +1,183 @@
+"""The JSON-array framing (Gemini's `streamGenerateContent` without `?alt=sse`), sans-IO like the
+SSE decoder.
+
+The body is one JSON array, `[{...}\\n,\\n{...}]`, compact or pretty-printed, and each element is
+one event, sent as soon as it is made. Bytes in, split anywhere; the text of each complete
+element out. The scan only looks for the bytes that change where it stands (quotes, backslashes
+inside strings, brackets and braces outside them), all ASCII, which never occur inside a UTF-8
+sequence, so an element is decoded whole once it closes. `max_event_chars` bounds one element,
+checked as the bytes arrive, before anything is decoded.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ._errors import LimitExceeded, StreamError, ToolCallError, check_limit
+from ._sse import DEFAULT_MAX_EVENT_CHARS
+
+_OUTSIDE = re.compile(rb'["{}\[\]]')
+_INSIDE = re.compile(rb'["\\]')
+_WHITESPACE = b" \t\r\n"
+_BOM = b"\xef\xbb\xbf"
+
+
+class JSONArrayDecoder:
+    """Splits a JSON-array body into its elements; the interface of `SSEDecoder` (`feed`,
+    `close`, `error`), and `end_absent` when the array never closed."""
+
+    def __init__(self, *, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS) -> None:
+        self._limit = check_limit("max_event_chars", max_event_chars)
+        self._buf = bytearray()
+        self._at = 0  # where the scan goes on in `_buf`
+        self._start = -1  # where the element in progress began in `_buf`; -1 between elements
+        self._depth = 0
+        self._in_string = False
+        self._opened = False
+        self._closed = False
+        self._want = "value or end"  # after `[`; then "comma or end", or "value" after a comma
+        self._elements = 0
+        self._offset = 0  # bytes dropped from the front of `_buf`
+        #: The error that stopped decoding; the elements before it were returned first.
+        self.error: ToolCallError | None = None
+        #: A JSON array has no comments and no blank line to miss; kept so a builder reads
+        #: every decoder alike.
+        self.comment_count = 0
+        self.unterminated_final_event = False
+        #: What the body never sent that ends this framing (its closing `]`), once it ended.
+        self.end_absent: str | None = None
+
+    def feed(self, data: bytes) -> list[str]:
+        if self.error is not None:
+            return []
+        buf = self._buf
+        buf += data
+        out: list[str] = []
+        try:
+            self._scan(out)
+        except ToolCallError as exc:
+            self.error = exc
+        # Keep only the element in progress (or nothing between elements).
+        keep = self._start if self._start >= 0 else self._at
+        if keep:
+            del buf[:keep]
+            self._offset += keep
+            self._at -= keep
+            if self._start >= 0:
+                self._start = 0
+        if self.error is None and self._start >= 0 and len(buf) > self._limit:
+            self.error = self._too_long()
+        return out
+
+    def close(self) -> list[str]:
+        """End of body: an element cut off is an error; an array never closed is reported."""
+        if self.error is not None:
+            raise self.error
+        if self._start >= 0:
+            raise StreamError(
+                f"the JSON array body ended inside its element {self._elements + 1}, which "
+                f"began at byte offset {self._offset + self._start}"
+            )
+        if self._opened and not self._closed:
+            self.end_absent = "']' closing the JSON array"
+        return []
+
+    def _scan(self, out: list[str]) -> None:
+        buf = self._buf
+        end = len(buf)
+        at = self._at
+        while at < end:
+            if self._start < 0:
+                byte = buf[at]
+                if byte in _WHITESPACE:
+                    at += 1
+                    continue
+                if end - at < len(_BOM) and _BOM.startswith(buf[at:end]):
+                    break  # perhaps a byte-order mark, still arriving
+                at = self._between(buf, at, byte, out)
+                continue
+            if self._in_string:
+                found = _INSIDE.search(buf, at)
+                if found is None:
+                    at = end
+                    break
+                at = found.start()
+                if buf[at] == 0x5C:  # a backslash escapes the next byte, which may not be here
+                    if at + 1 >= end:
+                        break
+                    at += 2
+                    continue
+                self._in_string = False
+                at += 1
+                continue
+            found = _OUTSIDE.search(buf, at)
+            if found is None:
+                at = end
+                break
+            at = found.start()
+            byte = buf[at]
+            at += 1
+            if byte == 0x22:  # "
+                self._in_string = True
+            elif byte in b"{[":
+                self._depth += 1
+            else:
+                self._depth -= 1
+                if self._depth == 0:
+                    self._element(bytes(buf[self._start : at]), out)
+                    self._start = -1
+                    self._want = "comma or end"
+            if self._start >= 0 and at - self._start > self._limit:
+                raise self._too_long()
+        self._at = at
+
+    def _between(self, buf: bytearray, at: int, byte: int, out: list[str]) -> int:
+        """Read the byte at `at` between elements; returns where the scan goes on."""
+        if not self._opened:
+            if at == 0 and self._offset == 0 and buf.startswith(_BOM):
+                return at + len(_BOM)
+            if byte != 0x5B:  # [
+                raise StreamError("the body is not a JSON array: it does not begin with '['")
+            self._opened = True
+            return at + 1
+        if self._closed:
+            if buf.startswith(_BOM, at):  # a second body's byte-order mark
+                return at + len(_BOM)
+            if byte == 0x5B:  # another array after the first: a body sent twice
+                self._closed = False
+                self._want = "value or end"
+                return at + 1
+            raise StreamError(
+                f"the JSON array body goes on after its closing ']' (byte offset "
+                f"{self._offset + at})"
+            )
+        if byte == 0x5D and self._want != "value":  # ]
+            self._closed = True
+            return at + 1
+        if byte == 0x2C and self._want == "comma or end":  # ,
+            self._want = "value"
+            return at + 1
+        if byte in b"{[" and self._want != "comma or end":
+            self._start = at
+            self._depth = 1
+            return at + 1
+        wanted = {"value": "an element", "comma or end": "a comma or the closing ']'"}
+        raise StreamError(
+            f"the JSON array body has {chr(byte)!r} at byte offset {self._offset + at}, where "
+            f"{wanted.get(self._want, 'an element or the closing ]')} belongs"
+        )
+
+    def _element(self, raw: bytes, out: list[str]) -> None:
+        self._elements += 1
+        try:
+            out.append(raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise StreamError(
+                f"element {self._elements} of the JSON array is not UTF-8: {exc.reason}"
+            ) from None
+
+    def _too_long(self) -> LimitExceeded:
+        return LimitExceeded(
+            f"element {self._elements + 1} of the JSON array exceeds {self._limit} characters "
+            "(max_event_chars)"
+        )

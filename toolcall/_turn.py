@@ -1,0 +1,212 @@
+"""A finished turn, and the checks that end one: the same on every wire.
+
+When the body ends, what the reader gathered (stop reasons, text, usage) and the calls the
+assembler holds are checked here once: a call that never got a name, stop reasons that conflict,
+a cut, arguments that are not one JSON object. Nothing here knows a wire, a framing or the
+builder: it reads them through the small interfaces below, so the events (`_events`), which
+carry a `Turn`, import nothing above this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from ._diagnostics import Diagnostic
+from ._errors import StreamError, TruncatedError
+from ._types import ToolCall
+from ._validation import parse_arguments
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One finished assistant turn.
+
+    `arguments[i]` is `tool_calls[i].function.arguments` already parsed (validation parsed it
+    anyway; parsing twice would waste the caller's time). `diagnostics` names every quirk the
+    stream showed and every repair made, so nothing was changed silently.
+    """
+
+    tool_calls: tuple[ToolCall, ...]
+    arguments: tuple[dict[str, Any], ...]
+    finish_reason: str | None
+    usage: dict[str, Any] | None
+    content: str
+    reasoning: str
+    diagnostics: tuple[Diagnostic, ...]
+    #: Provider metadata of the turn rather than of one call, which the next request must carry
+    #: back: Anthropic's thinking signatures, a Gemini thought signature beside text. None when
+    #: the wire sent none; absent from `to_dict()` then.
+    extra_content: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The turn as JSON-ready data; arguments stay text, exactly as the wire assembled them."""
+        return {
+            "tool_calls": [call.to_dict() for call in self.tool_calls],
+            "finish_reason": self.finish_reason,
+            "usage": self.usage,
+            "content": self.content,
+            "reasoning": self.reasoning,
+            "diagnostics": [d.to_dict() for d in self.diagnostics],
+            **({} if self.extra_content is None else {"extra_content": self.extra_content}),
+        }
+
+
+class Calls(Protocol):
+    """What the end of a turn reads from the assembler."""
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]: ...
+
+    def nameless(self) -> list[tuple[int, str]]: ...
+
+    def complete(self) -> list[ToolCall]: ...
+
+    def last_call_index(self) -> int | None: ...
+
+    def read_arguments(self) -> dict[int, tuple[str, dict[str, Any]]]: ...
+
+
+class Gathered(Protocol):
+    """What the end of a turn reads from the wire's reader: the rest of the turn."""
+
+    @property
+    def cut(self) -> Mapping[str, str]: ...
+
+    @property
+    def end_mark(self) -> str | None: ...
+
+    @property
+    def finish_reasons(self) -> list[str]: ...
+
+    @property
+    def second_generation(self) -> str | None: ...
+
+    @property
+    def done(self) -> bool: ...
+
+    @property
+    def usage(self) -> dict[str, Any] | None: ...
+
+    @property
+    def content(self) -> list[str]: ...
+
+    @property
+    def reasoning(self) -> list[str]: ...
+
+    @property
+    def extra_content(self) -> dict[str, Any] | None: ...
+
+
+class Framed(Protocol):
+    """What the end of a turn reads from the framing's decoder."""
+
+    @property
+    def comment_count(self) -> int: ...
+
+    @property
+    def unterminated_final_event(self) -> bool: ...
+
+    @property
+    def end_absent(self) -> str | None: ...
+
+
+class Reported(Protocol):
+    """What the end of a turn asks of the watcher that reports events, when there is one."""
+
+    def parsed(self, call: ToolCall) -> dict[str, Any] | None: ...
+
+    def finish(self, calls: list[ToolCall], arguments: tuple[dict[str, Any], ...]) -> None: ...
+
+
+def end_turn(assembler: Calls, reader: Gathered, framing: Framed, watcher: Reported | None) -> Turn:
+    """Check the turn the body gave and return it, or raise the library's error saying why not."""
+    orphans = assembler.nameless()
+    if orphans:
+        index, fragment = orphans[0]
+        raise StreamError(
+            f"arguments {fragment[:40]!r} arrived for a call that never got a name",
+            index=index,
+        )
+    calls = assembler.complete()
+    diagnostics = assembler.diagnostics  # read after complete(): it may record a repair
+    reasons = reader.finish_reasons
+    finish_reason = reasons[0] if reasons else None
+    # The call opened last is the one a cut most likely hit (it may be a nameless one
+    # complete() left out).
+    last_index = assembler.last_call_index()
+    last = next((c for c in calls if c.index == last_index), calls[-1]) if calls else None
+    truncated = None
+    if len(reasons) > 1:
+        went = " then ".join(repr(r) for r in reasons)
+        cut = [r for r in reasons if r in reader.cut]
+        if not (calls and cut):
+            raise StreamError(
+                f"conflicting finish reasons: finish_reason went {went}", **_context(last)
+            )
+        truncated = f"finish_reason went {went}"
+    elif finish_reason is None:
+        truncated = "the stream ended without a finish_reason"
+    elif finish_reason in reader.cut:
+        truncated = f"finish_reason is {finish_reason!r} ({reader.cut[finish_reason]})"
+    read = assembler.read_arguments()
+    arguments = tuple(
+        (watcher is not None and not truncated and watcher.parsed(call))
+        or _read_value(read, call)
+        or parse_arguments(call, truncated=truncated)
+        for call in calls
+    )
+    if truncated:
+        if last is not None:
+            raise TruncatedError(f"{truncated}: the call may be cut off", **_context(last))
+        if finish_reason is None:
+            raise StreamError("the stream ended without a finish_reason (cut off?)")
+    if watcher is not None:
+        watcher.finish(calls, arguments)
+    if finish_reason == "stop" and calls:
+        diagnostics.append(
+            Diagnostic("stop_with_tool_calls", "finish_reason 'stop' with tool calls")
+        )
+    if reader.second_generation is not None:
+        diagnostics.append(Diagnostic("second_generation", reader.second_generation))
+    if framing.comment_count:
+        diagnostics.append(
+            Diagnostic("sse_comment", f"{framing.comment_count} SSE comment line(s)")
+        )
+    if framing.end_absent is not None:
+        diagnostics.append(Diagnostic("done_absent", f"no {framing.end_absent} before the end"))
+    elif not reader.done:
+        diagnostics.append(Diagnostic("done_absent", f"no {reader.end_mark} before the end"))
+    if framing.unterminated_final_event:
+        diagnostics.append(
+            Diagnostic("unterminated_final_event", "no blank line after the last event")
+        )
+    return Turn(
+        tool_calls=tuple(calls),
+        arguments=arguments,
+        finish_reason=finish_reason,
+        usage=reader.usage,
+        content="".join(reader.content),
+        reasoning="".join(reader.reasoning),
+        diagnostics=tuple(diagnostics),
+        extra_content=reader.extra_content,
+    )
+
+
+def _read_value(
+    read: dict[int, tuple[str, dict[str, Any]]], call: ToolCall
+) -> dict[str, Any] | None:
+    """The object call's arguments arrived as, if its text is still the text written from it:
+    validation would parse that text back to an equal object (a decoded object holds nothing
+    the library's reading refuses), so it is not parsed again."""
+    held = read.get(call.index)
+    if held is None or held[0] is not call.function.arguments:
+        return None
+    return held[1]
+
+
+def _context(call: ToolCall | None) -> dict[str, Any]:
+    if call is None:
+        return {}
+    return {"index": call.index, "call_id": call.id or None, "name": call.function.name}
