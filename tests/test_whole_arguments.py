@@ -162,3 +162,31 @@ def test_an_orjson_that_writes_otherwise_is_not_used_to_write(
 ) -> None:
     assert _json._writes_like_stdlib(orjson.dumps)
     assert not _json._writes_like_stdlib(otherwise)
+
+
+@pytest.mark.parametrize(
+    ("value", "again"),
+    [
+        ({"text": "re-read the one-time e-mail, type-5 e-7"}, False),
+        ({"text": "10.00001 v1.0000", "n": 10.00001, "m": 1e-50}, False),
+        ({"n": 1e-6}, True),
+        ({"n": [-2.5e-7]}, True),
+        ({"n": 0.000015}, True),
+    ],
+)
+def test_only_a_float_orjson_writes_otherwise_is_written_again(
+    value: dict[str, Any], again: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Prose holds `e-` and `.0000` all the time: writing its text a second time with the
+    stdlib is for floats with exponent -5 to -9 only, and the text is the stdlib's either way."""
+    written: list[object] = []
+    stdlib = _json._stdlib_dumps
+
+    def counted(value: dict[str, Any]) -> str:
+        written.append(value)
+        return stdlib(value)
+
+    dumps = _json.writer("orjson")
+    monkeypatch.setattr(_json, "_stdlib_dumps", counted)
+    assert dumps(value) == stdlib_text(value)
+    assert bool(written) == again

@@ -182,8 +182,8 @@ def writer(name: str = "auto") -> Dumps:
     orjson writes three to six times faster and agrees on everything an object decoded here
     can hold (`_writes_like_stdlib` checks it once), except floats whose exponent is -5 to -9:
     it writes `0.00001` and `1e-6` where Python's repr gives `1e-05` and `1e-06`. Output that
-    may hold one (`e-` or `.0000` anywhere in it, text included) is written again by the
-    stdlib, a rare and merely slower path.
+    may hold one (`_may_hold_a_small_float`) is written again by the stdlib, a rare and merely
+    slower path.
     """
     if name == "stdlib":
         return _stdlib_dumps
@@ -210,10 +210,32 @@ def _orjson_dumps(orjson_dumps: Callable[[Any], bytes]) -> Dumps:
 
 
 def _may_hold_a_small_float(written: bytes) -> bool:
-    """Whether orjson's `written` may hold a float with exponent -5 to -9: `0.0000d...` or
-    `de-6`. The searches are the cheap ones (a lone `-` is a memchr; `e-`, common in prose,
-    is looked for only when there is one), each far less than writing again."""
-    return (b"-" in written and b"e-" in written) or b".0000" in written
+    """Whether orjson's `written` may hold a float with exponent -5 to -9, which it writes
+    otherwise than the stdlib: `0.0000` then a digit, at the start of a number (`0.000015`), or
+    a digit, `e-`, one digit from 5 to 9 and no other (`2.5e-7`).
+
+    Text holds `e-` all the time (`re-read`, `one-time`), so only the five exact searches
+    `e-5` to `e-9` and `.0000` scan the whole output (each a `memmem`, far less than writing
+    again), and each place they find is looked at. Text that only looks like such a float is
+    written again too: slower, never different.
+    """
+    for needle in (b"e-5", b"e-6", b"e-7", b"e-8", b"e-9"):
+        at = written.find(needle)
+        while at >= 0:
+            if written[at - 1 : at].isdigit() and not written[at + 3 : at + 4].isdigit():
+                return True
+            at = written.find(needle, at + 3)
+    at = written.find(b".0000")
+    while at >= 0:
+        # `0.0000d`, the zero not the end of a longer integer part (`10.00001` is alike).
+        if (
+            written[at - 1 : at] == b"0"
+            and not written[max(at - 2, 0) : at - 1].isdigit()
+            and written[at + 5 : at + 6].isdigit()
+        ):
+            return True
+        at = written.find(b".0000", at + 5)
+    return False
 
 
 @functools.cache
