@@ -72,16 +72,29 @@ def _checked(text: str, value: Any, surrogates: bool) -> Any:
 
     Only text that could break a rule is walked: nesting deeper than `MAX_DEPTH` needs as many
     brackets, opened and closed, and a lone surrogate from valid UTF-8 needs a `\\ud` escape.
+    Counting the brackets of a long text costs more than walking its value when that is a few
+    members (an event carrying a whole call, whose arguments are long strings), so a long
+    text's value is walked first, as far as `_MEMBERS_WALKED` members.
     """
-    deep = len(text) > 2 * MAX_DEPTH and text.count("{") + text.count("[") > MAX_DEPTH
     surrogates = surrogates and "\\u" in text and ("\\ud" in text or "\\uD" in text)
-    if deep or surrogates:
+    if surrogates:
         _walk(value, surrogates)
+    elif len(text) > 2 * MAX_DEPTH:
+        if len(text) > _LONG_TEXT and _walk(value, False, _MEMBERS_WALKED):
+            return value
+        if text.count("{") + text.count("[") > MAX_DEPTH:
+            _walk(value, False)
     return value
 
 
-def _walk(value: Any, surrogates: bool) -> None:
-    """Raise `Refused` at a container deeper than `MAX_DEPTH` or a string with a lone surrogate.
+#: A text this long is walked before its brackets are counted (see `_checked`).
+_LONG_TEXT = 64 * 1024
+_MEMBERS_WALKED = 1024
+
+
+def _walk(value: Any, surrogates: bool, members: int | None = None) -> bool:
+    """Raise `Refused` at a container deeper than `MAX_DEPTH` or a string with a lone surrogate;
+    return whether the whole value was walked, which is given up after `members` members.
 
     A loop with its own stack: the value may be deep enough to break recursion.
     """
@@ -92,12 +105,17 @@ def _walk(value: Any, surrogates: bool) -> None:
         if kind is dict or kind is list:
             if depth > MAX_DEPTH:
                 raise Refused(f"it nests deeper than {MAX_DEPTH} levels")
-            members = item.values() if kind is dict else item
-            stack.extend((member, depth + 1) for member in members)
+            items = item.values() if kind is dict else item
+            stack.extend((member, depth + 1) for member in items)
             if surrogates and kind is dict:
                 stack.extend((key, depth) for key in item)
         elif surrogates and kind is str:
             _refuse_surrogate(item)
+        if members is not None:
+            members -= 1
+            if members < 0:
+                return False
+    return True
 
 
 def holds_surrogate(text: str) -> bool:
@@ -202,39 +220,42 @@ def _orjson_dumps(orjson_dumps: Callable[[Any], bytes]) -> Dumps:
             written = orjson_dumps(value)
         except TypeError:  # orjson.JSONEncodeError: the stdlib gives its own error, or the text
             return _stdlib_dumps(value)
-        if _may_hold_a_small_float(written):
+        if _may_hold_a_small_float(value, written):
             return _stdlib_dumps(value)
         return written.decode()
 
     return dumps
 
 
-def _may_hold_a_small_float(written: bytes) -> bool:
-    """Whether orjson's `written` may hold a float with exponent -5 to -9, which it writes
-    otherwise than the stdlib: `0.0000` then a digit, at the start of a number (`0.000015`), or
-    a digit, `e-`, one digit from 5 to 9 and no other (`2.5e-7`).
+#: Members of an arguments object looked at for a small float before the text is searched.
+_MEMBERS_LOOKED_AT = 4096
 
-    Text holds `e-` all the time (`re-read`, `one-time`), so only the five exact searches
-    `e-5` to `e-9` and `.0000` scan the whole output (each a `memmem`, far less than writing
-    again), and each place they find is looked at. Text that only looks like such a float is
-    written again too: slower, never different.
+
+def _may_hold_a_small_float(value: Any, written: bytes) -> bool:
+    """Whether `value`, written by orjson as `written`, may hold a float with exponent -5 to
+    -9, which orjson writes otherwise than the stdlib (`0.00001`, `1e-6`).
+
+    The value is looked at first, member by member: arguments written whole are most often a
+    few members, some of them long strings, and their text holds `e-` all the time (`re-read`,
+    `one-time`), so searching the text found a float in nearly every call and had it written
+    a second time. Past `_MEMBERS_LOOKED_AT` members the text is searched instead, with the
+    cheap searches (a lone `-` is a `memchr`); what they find is written again, slower, never
+    different.
     """
-    for needle in (b"e-5", b"e-6", b"e-7", b"e-8", b"e-9"):
-        at = written.find(needle)
-        while at >= 0:
-            if written[at - 1 : at].isdigit() and not written[at + 3 : at + 4].isdigit():
-                return True
-            at = written.find(needle, at + 3)
-    at = written.find(b".0000")
-    while at >= 0:
-        # `0.0000d`, the zero not the end of a longer integer part (`10.00001` is alike).
-        if (
-            written[at - 1 : at] == b"0"
-            and not written[max(at - 2, 0) : at - 1].isdigit()
-            and written[at + 5 : at + 6].isdigit()
-        ):
+    stack = [value]
+    looked_at = 0
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+        elif kind is float and -1e-4 < item < 1e-4 and item != 0:
             return True
-        at = written.find(b".0000", at + 5)
+        looked_at += 1
+        if looked_at > _MEMBERS_LOOKED_AT:
+            return (b"-" in written and b"e-" in written) or b".0000" in written
     return False
 
 
@@ -263,15 +284,24 @@ def _writes_like_stdlib(orjson_dumps: Callable[[Any], bytes]) -> bool:
     for probe in probes:
         value = {"k": [probe]}
         written = orjson_dumps(value)
-        if written.decode() != _stdlib_dumps(value) and not _may_hold_a_small_float(written):
+        if written.decode() != _stdlib_dumps(value) and not _may_hold_a_small_float(value, written):
             return False
     return True
 
 
 def _orjson_loads(orjson_loads: Loads) -> Loads:
-    """orjson's `loads` giving the library's reading (orjson is imported only when asked for)."""
+    """orjson's `loads` giving the library's reading (orjson is imported only when asked for).
+
+    A text longer than `_LONG_TEXT` is read by the stdlib path instead: orjson's parser sets
+    aside memory in proportion to its input, about seventeen times the UTF-8 size of a
+    megabyte event carrying a whole call (Responses' `.done`, a Gemini or Ollama call), where
+    the stdlib's scanner holds little beyond the value it makes, in about the same time. Both
+    give the one reading, so which one reads a text changes nothing but the cost.
+    """
 
     def loads(text: str) -> Any:
+        if len(text) > _LONG_TEXT:
+            return _stdlib_loads(text)
         try:
             value = orjson_loads(text)
         except ValueError:
