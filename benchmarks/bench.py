@@ -417,7 +417,7 @@ def run(args: argparse.Namespace) -> Results:
                     lambda answer, turn=turn: answer == turn.arguments[0],
                 )
         if shape.kind == "wire":
-            _wire_cells(results, seconds, over, shape, args, runs["floor"], sdks)
+            _wire_cells(results, seconds, over, shape, args, runs["floor"], best["floor"], sdks)
         floor_ms[shape.label] = best["floor"] * 1000
         progress(f"{time.monotonic() - began:.0f} s\n")
     _grids(results, ours, floor_ms)
@@ -440,11 +440,14 @@ def _wire_cells(
     shape: Shape,
     args: argparse.Namespace,
     run_floor: Callable[[], object],
+    floor_seconds: float,
     sdks: list[wire_peers.WirePeer],
 ) -> None:
     """A wire's row beyond the live feed: the partial view read after every fragment, and the
-    wire's own SDK. Each gets the peers' budget, so a view that grows quadratically costs the
-    budget and is not run on the larger streams of its wire."""
+    wire's own SDK. Each gets a budget, so a view that grows quadratically costs the budget and
+    is not run on the larger streams of its wire: the peers' budget, or for the view ten times
+    the floor a run, if that is more (a linear view of a megabyte takes seconds on a busy
+    machine)."""
     stream = shape.stream
     turn = toolcall.assemble(stream.body, wire=stream.wire)
     ours = [(c.function.name, a) for c, a in zip(turn.tool_calls, turn.arguments, strict=True)]
@@ -452,8 +455,9 @@ def _wire_cells(
     if view_key in over:
         results.cells[(shape.label, "view")] = ">budget"
     else:
+        budget = max(args.budget, 10 * args.repeat * floor_seconds)
         timing = budgeted_best(
-            partial(live_view, stream.events, stream.wire), run_floor, args.repeat, args.budget
+            partial(live_view, stream.events, stream.wire), run_floor, args.repeat, budget
         )
         if timing.best is None:
             over.add(view_key)
