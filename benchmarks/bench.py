@@ -7,10 +7,13 @@ event per `feed`, as a live socket delivers it (`live`), which is what users pay
 live feed with events on, and `partial` is that plus the partial view of the arguments read after
 every fragment, as a UI rendering a form filling in would.
 
-The other wires (Responses, Anthropic, Gemini whole and Vertex `partialArgs`, Ollama) have rows of
-their own: one call of 64 KB and of 1 MB on each, in a body shaped after one of its published
-recordings (`shapes.wire_call`), against the same kind of floor, `json.loads` of every event's
-payload. The peers, which read chat chunks, do not run there, and the targets are chat's.
+Every wire (chat with OpenAI's `obfuscation`, Responses, Anthropic padded as recorded, Gemini
+whole and Vertex `partialArgs`, Ollama) has rows of its own: one call of 1 KB, 64 KB, 256 KB and
+1 MB on each, in a body shaped after one of its published recordings (`shapes.wire_call`),
+against the same kind of floor, `json.loads` of every event's payload. There `view` is the
+partial view read after every `ArgumentsDelta` as the README shows it
+(`builder.partial_arguments(index)`), and the wire's own SDK runs beside (`wire_peers`); memory
+is measured on each wire at 1 MB, as a multiple of the arguments' UTF-8 size.
 
 The peers (the `peers` extra) run in the same process on the same streams, each as a ratio to the
 same floor: the openai SDK's stream state, langchain-core's chunk merging and litellm's
@@ -42,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import shapes
+import wire_peers
 from shapes import Stream
 from timing import budgeted_best, interleaved_best
 
@@ -62,7 +66,9 @@ MISS_MEANS = (
 class Shape:
     label: str
     stream: Stream
-    kind: str  # "arguments" (peers run), "other" or "wire" (ours only), "probe" (growth only)
+    kind: str  # "arguments" (peers run), "other", "wire" (its SDK runs), "probe" (growth only)
+    #: For a "wire" shape, the wire's name in `shapes.WIRES`.
+    wire: str = ""
 
 
 def grid(quick: bool) -> list[Shape]:
@@ -84,11 +90,17 @@ def grid(quick: bool) -> list[Shape]:
         ),
         Shape("64 whole calls, no index", shapes.whole_calls(64, k), "other"),
         *(
-            Shape(f"{wire} {label}", shapes.wire_call(wire, size), "wire")
+            Shape(f"{wire} {label}", shapes.wire_call(wire, size), "wire", wire)
             for wire in shapes.WIRES
-            for label, size in (("64 KB", 64 * k), ("1 MB", big))
+            for label, size in wire_sizes(quick)
         ),
     ]
+
+
+def wire_sizes(quick: bool) -> list[tuple[str, int]]:
+    """The sizes of each wire's call: 1 KB to 1 MB (a sixty-fourth of each for a smoke run)."""
+    k = 16 if quick else KB
+    return [("1 KB", k), ("64 KB", 64 * k), ("256 KB", 256 * k), ("1 MB", KB * k)]
 
 
 def probes(quick: bool) -> list[tuple[str, Shape, Shape, int]]:
@@ -152,6 +164,17 @@ def live_partial(events: list[bytes], wire: str = "chat") -> None:
         for item in builder.feed(event):
             if type(item) is toolcall.ArgumentsDelta:
                 apply_changes(item.changes, forms.setdefault(item.index, {}))
+    builder.finish()
+
+
+def live_view(events: list[bytes], wire: str = "chat") -> None:
+    """Events on, and the partial view read after every fragment, as the README's streaming
+    example does (`show_form(index, builder.partial_arguments(index))`)."""
+    builder = toolcall.TurnBuilder(partial_arguments=True, wire=wire)
+    for event in events:
+        for item in builder.feed(event):
+            if type(item) is toolcall.ArgumentsDelta:
+                builder.partial_arguments(item.index)
     builder.finish()
 
 
@@ -304,6 +327,9 @@ def main() -> int:
     )
     parser.add_argument("--no-peers", action="store_true", help="measure the library only")
     parser.add_argument("--quick", action="store_true", help="small streams: a smoke run")
+    parser.add_argument(
+        "--wires", action="store_true", help="only the rows of every wire (1 KB to 1 MB)"
+    )
     parser.add_argument("--markdown", type=Path, help="also write the tables as Markdown here")
     args = parser.parse_args()
     results = run(args)
@@ -324,16 +350,20 @@ def run(args: argparse.Namespace) -> Results:
     default = backends[-1]
     peers = load_peers(not args.no_peers)
     partials = {} if args.no_peers else partial_peers()
+    sdks, unavailable = wire_peers.load(not args.no_peers)
+    for name, reason in unavailable.items():
+        print(f"{name} not available, skipped: {reason}")
     ours = ["whole", "live", "whole stdlib", "live stdlib", "events", "partial"]
     if default == "stdlib":
         ours = ["whole", "live", "events", "partial"]
-    columns = ours + [p.name for p in peers] + list(partials)
+    columns = [*ours, "view", *(p.name for p in peers), *partials]
+    columns += list(dict.fromkeys(sdk.name for sdk in sdks))
     print(f"default backend: {default}; every figure is a ratio to the stdlib floor")
     results = Results(columns, {}, {}, {}, [], [], [])
     over: set[str] = set()
     seconds: dict[tuple[str, str], float] = {}
     floor_ms: dict[str, float] = {}
-    shapes_run = grid(args.quick)
+    shapes_run = [s for s in grid(args.quick) if s.kind == "wire" or not args.wires]
     for number, shape in enumerate(shapes_run, start=1):
         began = time.monotonic()
         progress(f"[{number}/{len(shapes_run)}] {shape.label} ... ")
@@ -386,6 +416,8 @@ def run(args: argparse.Namespace) -> Results:
                     runs["floor"],
                     lambda answer, turn=turn: answer == turn.arguments[0],
                 )
+        if shape.kind == "wire":
+            _wire_cells(results, seconds, over, shape, args, runs["floor"], best["floor"], sdks)
         floor_ms[shape.label] = best["floor"] * 1000
         progress(f"{time.monotonic() - began:.0f} s\n")
     _grids(results, ours, floor_ms)
@@ -395,10 +427,58 @@ def run(args: argparse.Namespace) -> Results:
     began = time.monotonic()
     _growth(results, seconds, args)
     progress(f"{time.monotonic() - began:.0f} s\n")
-    print("\npeak memory, as a multiple of the arguments' size:")
-    _memory(results, shapes_run)
+    print("\npeak memory, as a multiple of the arguments' UTF-8 size:")
+    _memory(results, shapes_run, seconds)
     _targets(results)
     return results
+
+
+def _wire_cells(
+    results: Results,
+    seconds: dict[tuple[str, str], float],
+    over: set[str],
+    shape: Shape,
+    args: argparse.Namespace,
+    run_floor: Callable[[], object],
+    floor_seconds: float,
+    sdks: list[wire_peers.WirePeer],
+) -> None:
+    """A wire's row beyond the live feed: the partial view read after every fragment, and the
+    wire's own SDK. Each gets a budget, so a view that grows quadratically costs the budget and
+    is not run on the larger streams of its wire: the peers' budget, or for the view ten times
+    the floor a run, if that is more (a linear view of a megabyte takes seconds on a busy
+    machine)."""
+    stream = shape.stream
+    turn = toolcall.assemble(stream.body, wire=stream.wire)
+    ours = [(c.function.name, a) for c, a in zip(turn.tool_calls, turn.arguments, strict=True)]
+    view_key = f"{shape.wire} view"
+    if view_key in over:
+        results.cells[(shape.label, "view")] = ">budget"
+    else:
+        budget = max(args.budget, 10 * args.repeat * floor_seconds)
+        timing = budgeted_best(
+            partial(live_view, stream.events, stream.wire), run_floor, args.repeat, budget
+        )
+        if timing.best is None:
+            over.add(view_key)
+            results.cells[(shape.label, "view")] = ">budget"
+        else:
+            seconds[(shape.label, "view")] = timing.best
+            results.ratios[(shape.label, "view")] = timing.best / timing.floor
+            results.cells[(shape.label, "view")] = f"{timing.best / timing.floor:.2f}x"
+    for sdk in sdks:
+        if sdk.wire == shape.wire:
+            _peer_cell(
+                results,
+                seconds,
+                over,
+                shape,
+                sdk.name,
+                args,
+                partial(sdk.run, stream.payloads),
+                run_floor,
+                lambda answer: answer == ours,
+            )
 
 
 def progress(text: str) -> None:
@@ -510,9 +590,15 @@ def _growth(
             continue
         results.growth.append((f"{small} -> {large}, {column}", f"{linear}x", figure))
     for wire in shapes.WIRES:
-        small, large = f"{wire} 64 KB", f"{wire} 1 MB"
-        figure = f"{seconds[(large, 'live')] / seconds[(small, 'live')]:.1f}x"
-        results.growth.append((f"{small} -> 1 MB, live", f"{linear}x", figure))
+        small, large = f"{wire} 256 KB", f"{wire} 1 MB"
+        for column in ("live", "events", "view"):
+            if (small, column) not in seconds:
+                continue
+            if (large, column) in seconds:
+                figure = f"{seconds[(large, column)] / seconds[(small, column)]:.1f}x"
+            else:
+                figure = f">{args.budget / seconds[(small, column)]:.0f}x (over budget)"
+            results.growth.append((f"{small} -> 1 MB, {column}", "4x", figure))
     for label, little, big, factor in probes(args.quick):
         times = interleaved_best(
             {
@@ -527,36 +613,39 @@ def _growth(
         print(f"  {label:<40} linear {linear_figure:>5}  measured {figure}")
 
 
-def _memory(results: Results, shapes_run: list[Shape]) -> None:
-    """Peak memory of a live feed, input excluded, as a multiple of the arguments' size.
+def _memory(
+    results: Results, shapes_run: list[Shape], seconds: dict[tuple[str, str], float]
+) -> None:
+    """Peak memory on each wire's largest stream, input excluded, as a multiple of the
+    arguments' UTF-8 size (the size on the wire): fed live, with events, and with the partial
+    view read after every fragment.
 
-    The size is that of the `str` the arguments become, the least any reader must hold at the
-    end: for text with characters outside the BMP (the streams carry emoji) Python stores four
-    bytes a character, about three times the UTF-8 on the wire. The UTF-8 multiple is shown too.
+    The arguments' `str` alone is more than their UTF-8 where they hold characters outside the
+    BMP (the streams carry emoji): Python stores four bytes a character then, so that multiple
+    is shown beside it. A view that went over its time budget is not measured.
     """
-    largest = max(
-        (s for s in shapes_run if s.kind == "arguments"), key=lambda s: s.stream.argument_bytes
-    )
-    events = largest.stream.events
-    turn = toolcall.assemble(largest.stream.body)
-    as_str = sum(sys.getsizeof(call.function.arguments) for call in turn.tool_calls)
-    for label, target in (
-        ("live", partial(live, events, "stdlib")),
-        ("events", partial(live_events, events)),
-        ("partial", partial(_partial_views, events)),
-    ):
-        peak = peak_memory(target)
-        results.memory.append((f"{largest.label}, {label}", peak / as_str))
-        utf8 = peak / largest.stream.argument_bytes
-        print(f"  {largest.label}, {label:<32} {peak / as_str:.1f}x the str ({utf8:.1f}x UTF-8)")
-
-
-def _partial_views(events: list[bytes]) -> None:
-    """Partial views on, the changes let go: what the library holds, not what a UI keeps."""
-    builder = toolcall.TurnBuilder(partial_arguments=True)
-    for event in events:
-        builder.feed(event)
-    builder.finish()
+    for wire in shapes.WIRES:
+        largest = max(
+            (s for s in shapes_run if s.wire == wire), key=lambda s: s.stream.argument_bytes
+        )
+        stream = largest.stream
+        turn = toolcall.assemble(stream.body, wire=stream.wire)
+        as_str = sum(sys.getsizeof(call.function.arguments) for call in turn.tool_calls)
+        for label, target in (
+            ("live", partial(live, stream.events, "auto", stream.wire)),
+            ("events", partial(live_events, stream.events, stream.wire)),
+            ("view", partial(live_view, stream.events, stream.wire)),
+        ):
+            if label == "view" and (largest.label, "view") not in seconds:
+                print(f"  {largest.label + ', ' + label:<24} over its time budget, not measured")
+                continue
+            peak = peak_memory(target)
+            utf8 = peak / stream.argument_bytes
+            results.memory.append((f"{largest.label}, {label}", utf8))
+            print(
+                f"  {largest.label + ', ' + label:<24} {utf8:.1f}x UTF-8"
+                f" ({peak / as_str:.1f}x the arguments' str)"
+            )
 
 
 def _targets(results: Results) -> None:
@@ -572,17 +661,28 @@ def _targets(results: Results) -> None:
         checks.append(
             (f"{label}: partial / live", ratio[(label, "partial")] / ratio[(label, "live")], 2.0)
         )
-    checks.append(
-        (
-            "64 calls / 8 calls, live (no cliff)",
-            ratio[("64 calls x 1 KB", "live")] / ratio[("8 calls x 8 KB", "live")],
-            1.25,
+    if ("64 calls x 1 KB", "live") in ratio:
+        checks.append(
+            (
+                "64 calls / 8 calls, live (no cliff)",
+                ratio[("64 calls x 1 KB", "live")] / ratio[("8 calls x 8 KB", "live")],
+                1.25,
+            )
         )
-    )
     for label, figure in results.memory:
-        checks.append((f"peak memory, {label}", figure, 4.0))
+        checks.append((f"peak memory, {label} (x UTF-8)", figure, 4.0))
+    for wire in shapes.WIRES:
+        whole_call = wire in shapes.WHOLE_CALL_WIRES
+        for size, _ in wire_sizes(False):
+            label = f"{wire} {size}"
+            if (label, "live") not in ratio:
+                continue
+            checks.append((f"{label}: live", ratio[(label, "live")], 1.5 if whole_call else 1.0))
+            checks.append(
+                (f"{label}: events", ratio[(label, "events")], 1.5 if whole_call else 1.3)
+            )
     for label, linear, figure in results.growth:
-        if label.endswith(", partial"):
+        if label.endswith((", partial", ", view")):
             checks.append(
                 (
                     f"growth {label}",

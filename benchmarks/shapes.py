@@ -10,6 +10,9 @@ arguments (UTF-8) it carries: memory is reported as a multiple of that.
 from __future__ import annotations
 
 import json
+import random
+import string
+from collections.abc import Callable
 from dataclasses import dataclass
 
 ENVELOPE = (
@@ -38,7 +41,7 @@ class Stream:
 
 def argument_text(size: int, seed: int) -> str:
     """A JSON object of about `size` characters with escapes and non-ASCII text in it."""
-    words = ["alpha", 'b\\"eta\\"', "gamma", "δέλτα", "上海", "line\\nbreak", "🧪"]
+    words = ["alpha", 'b\\"eta\\"', "gamma", "δέλτα", "上海", "line\\nbreak", "🧪", "re-read"]
     body = []
     total = 0
     n = seed
@@ -50,8 +53,35 @@ def argument_text(size: int, seed: int) -> str:
     return '{"text":"' + " ".join(body) + '"}'
 
 
-def _chunk(delta: dict[str, object], finish: str | None, obfuscation: int | None) -> str:
-    tail = "" if obfuscation is None else ',"obfuscation":"%s"' % ("x" * (obfuscation % 9 + 1))
+def _drawn(draw: Callable[[random.Random], str]) -> tuple[str, ...]:
+    """4,096 values drawn from a fixed seed, which events take in turn: the same streams on
+    every run, and no draw per event while a megabyte's stream is built."""
+    rng = random.Random(26)
+    return tuple(draw(rng) for _ in range(4096))
+
+
+_OBFUSCATION = _drawn(
+    lambda rng: "".join(rng.choices(string.ascii_letters + string.digits, k=rng.randrange(16)))
+)
+_PADDING = _drawn(lambda rng: " " * rng.randrange(16))
+
+
+def obfuscation(n: int) -> str:
+    """OpenAI's `obfuscation` value for the `n`th event, as recorded: random letters and digits,
+    0 to 15 of them, a different length every time (cassettes/openai/published/*gpt-5*,
+    cassettes/wires/responses/fantasy_responses_gpt-5_multi_tool.sse)."""
+    return _OBFUSCATION[n % len(_OBFUSCATION)]
+
+
+def padding(n: int) -> str:
+    """Anthropic's padding of the `n`th event, as recorded: 0 to 15 spaces before the event's
+    closing brace, a different number every time (cassettes/wires/anthropic/, the SSE
+    recordings from Anthropic's own API)."""
+    return _PADDING[n % len(_PADDING)]
+
+
+def _chunk(delta: dict[str, object], finish: str | None, obfuscated: int | None) -> str:
+    tail = "" if obfuscated is None else f',"obfuscation":"{obfuscation(obfuscated)}"'
     finish_text = "null" if finish is None else json.dumps(finish)
     return ENVELOPE % (json.dumps(delta, ensure_ascii=False), finish_text, tail)
 
@@ -156,13 +186,17 @@ def extra_content_deltas(count: int) -> Stream:
 # fields of its published recordings (cassettes/wires/<wire>/, named in each function), cut into
 # the same 4-character pieces where the wire streams arguments. Ids are fixed made-up values.
 
-#: The wires other than chat completions, each with the shape its bench row is built from.
-WIRES = ("responses", "anthropic", "gemini", "vertex", "ollama")
+#: Every wire, each with the shape its bench rows are built from.
+WIRES = ("chat", "responses", "anthropic", "gemini", "vertex", "ollama")
+#: The wires that send a call whole, in one event.
+WHOLE_CALL_WIRES = ("gemini", "ollama")
 
 
 def wire_call(wire: str, size: int) -> Stream:
     """One call of `size` bytes of arguments on `wire` (one of `WIRES`; "vertex" is the gemini
-    wire with Vertex's streamed `partialArgs`)."""
+    wire with Vertex's streamed `partialArgs`; "chat" has OpenAI's `obfuscation`)."""
+    if wire == "chat":
+        return calls(1, size, obfuscation=True)
     text = argument_text(size, 0)
     arguments = json.loads(text)
     payloads = _WIRE_SHAPES[wire](text, arguments)
@@ -221,7 +255,7 @@ def _responses(text: str, arguments: object) -> list[str]:
                 "type": "response.function_call_arguments.delta",
                 "delta": piece,
                 "item_id": item_id,
-                "obfuscation": "x" * (n % 9 + 1),
+                "obfuscation": obfuscation(n),
                 "output_index": 0,
             }
         )
@@ -240,7 +274,8 @@ def _responses(text: str, arguments: object) -> list[str]:
 def _anthropic(text: str, arguments: object) -> list[str]:
     """After fantasy_claude-sonnet-4_multi_tool.sse: message_start, a ping, a tool_use block
     opened with `input: {}`, `input_json_delta` fragments (the first one empty), the block
-    stopped, `message_delta` with `stop_reason: "tool_use"`, message_stop."""
+    stopped, `message_delta` with `stop_reason: "tool_use"`, message_stop; every event but
+    message_start and the ping padded before its closing brace as recorded (`padding`)."""
     message: dict[str, object] = {
         "model": "claude-sonnet-4-20250514",
         "id": "msg_bench",
@@ -265,7 +300,8 @@ def _anthropic(text: str, arguments: object) -> list[str]:
         },
         {"type": "message_stop"},
     ]
-    return [_dump(e) for e in events]
+    padded = [_dump(e)[:-1] + padding(n) + "}" for n, e in enumerate(events)]
+    return [_dump(events[0]), padded[1], '{"type": "ping"}', *padded[3:]]
 
 
 _GEMINI_TAIL = {"modelVersion": "gemini-3-pro-preview", "responseId": "bench"}

@@ -278,6 +278,23 @@ def test_changes_carry_a_long_string_as_its_new_text_only() -> None:
     ]
 
 
+def test_reading_the_value_after_every_fragment_of_a_long_string_is_linear() -> None:
+    """16 million characters of one string (32 MB as a `str`) in fragments of 1,024, the view
+    read after each as a UI does: a view that made the string anew on every read would copy a
+    quarter of a terabyte here, and not finish; grown in place, it costs what arrived. The
+    string shown is the text so far every time."""
+    piece = "δ" * 1023 + "\n"
+    reader = PartialArguments()
+    reader.feed('{"file": "')
+    for count in range(1, 16 * 1024 + 1):
+        reader.feed(piece.replace("\n", "\\n"))
+        shown = reader.value()["file"]
+        assert len(shown) == count * 1024 and shown.endswith(piece)
+        del shown
+    reader.feed('"}')
+    assert reader.done and reader.value() == {"file": piece * 16 * 1024}
+
+
 def test_changes_need_to_be_asked_for() -> None:
     with pytest.raises(UsageError, match="track_changes"):
         PartialArguments().changes()

@@ -6,6 +6,8 @@ the same on both JSON backends, the text stdlib `json.dumps` writes.
 from __future__ import annotations
 
 import json
+import sys
+import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
@@ -162,3 +164,57 @@ def test_an_orjson_that_writes_otherwise_is_not_used_to_write(
 ) -> None:
     assert _json._writes_like_stdlib(orjson.dumps)
     assert not _json._writes_like_stdlib(otherwise)
+
+
+@pytest.mark.parametrize(
+    ("value", "again"),
+    [
+        ({"text": "re-read the one-time e-mail, type-5 e-7"}, False),
+        ({"text": "0.00001 and 1e-6 as text", "n": 10.00001, "m": [1e-3, 2.5e16]}, False),
+        ({"n": 1e-6}, True),
+        ({"n": [-2.5e-7]}, True),
+        ({"n": 0.000015}, True),
+    ],
+)
+def test_only_a_float_orjson_writes_otherwise_is_written_again(
+    value: dict[str, Any], again: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Prose holds `e-` and `.0000` all the time: writing its text a second time with the
+    stdlib is for floats with exponent -5 to -9 only, and the text is the stdlib's either way."""
+    written: list[object] = []
+    stdlib = _json._stdlib_dumps
+
+    def counted(value: dict[str, Any]) -> str:
+        written.append(value)
+        return stdlib(value)
+
+    dumps = _json.writer("orjson")
+    monkeypatch.setattr(_json, "_stdlib_dumps", counted)
+    assert dumps(value) == stdlib_text(value)
+    assert bool(written) == again
+
+
+def test_a_long_event_reads_alike_on_both_backends_without_orjsons_memory() -> None:
+    """A megabyte event (a whole call, Responses' `.done`) is read by the stdlib's scanner on
+    either backend: the same value and the same refusals, and little memory beyond the value,
+    where orjson's parser set aside about five times the text."""
+    words = 'δέλτα 🧪 re-read \\"quoted\\" line\\nbreak ' * 20_000
+    text = f'{{"type":"done","arguments":"{words}","n":[1,-0.5,1.5e-7]}}'
+    assert len(text) > _json._LONG_TEXT
+    for name in ("orjson", "stdlib"):
+        loads = _json.backend(name)
+        tracemalloc.start()
+        try:
+            value = loads(text)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert value == json.loads(text)
+        assert peak < 2.5 * sys.getsizeof(text), name
+        for refused in ("NaN", '"\\ud800"', "[" * 200 + "]" * 200):
+            broken = text[:-1] + f',"x":{refused}}}'
+            with pytest.raises(_json.Refused) as caught:
+                loads(broken)
+            with pytest.raises(_json.Refused) as reference:
+                _json.backend("stdlib")(broken)
+            assert str(caught.value) == str(reference.value)

@@ -23,12 +23,12 @@ def start(index: int, kind: str = "tool_use") -> str:
     return json.dumps({"type": "content_block_start", "index": index, "content_block": block})
 
 
-def delta(index: int, literal: str) -> str:
+def delta(index: int, literal: str, pad: str = "") -> str:
     """An `input_json_delta` event whose `partial_json` is `literal`, a JSON string literal as
-    written (escapes and all)."""
+    written (escapes and all), with `pad` before its closing brace as Anthropic pads."""
     return (
         f'{{"type":"content_block_delta","index":{index},'
-        f'"delta":{{"type":"input_json_delta","partial_json":{literal}}}}}'
+        f'"delta":{{"type":"input_json_delta","partial_json":{literal}}}{pad}}}'
     )
 
 
@@ -73,15 +73,49 @@ def test_repeated_envelopes_are_decoded_once(monkeypatch: pytest.MonkeyPatch) ->
     assert len(decoded) == 6
 
 
+def test_envelopes_padded_with_varying_whitespace_are_decoded_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Anthropic pads its events with 0 to 15 spaces before the closing brace, a different
+    number each time (cassettes/wires/anthropic/*padded*): the padding is no reason to decode."""
+    arguments = '{"city": "Zürich", "note": "a \\"quoted\\" word"}'
+    pads = [" " * (n * 7 % 16) for n in range(len(pieces(arguments)))]
+    split = zip(pieces(arguments), pads, strict=True)
+    payloads = [start(1), *(delta(1, p, pad) for p, pad in split)]
+    builder = TurnBuilder(wire="anthropic", events=False)
+    decoded: list[str] = []
+    loads = builder._loads
+
+    def counting(text: str) -> Any:
+        decoded.append(text)
+        return loads(text)
+
+    monkeypatch.setattr(builder, "_loads", counting)
+    builder.feed(body(payloads))
+    done = builder.finish()[-1]
+    assert isinstance(done, TurnDone)
+    assert done.turn.arguments == (json.loads(arguments),)
+    assert len(set(pads)) > 5
+    # message_start, content_block_start, the first delta, content_block_stop, message_delta,
+    # message_stop: as many as without the padding.
+    assert len(decoded) == 6
+
+
 LITERALS = st.one_of(
     st.text(max_size=5).map(json.dumps),
     st.text(max_size=5).map(lambda t: json.dumps(t, ensure_ascii=False)),
     st.sampled_from(['"\\ud800"', '"\\udc00x"', '"\\ud83d\\ude00"', '"a\tb"', '"\\u0041"', '""']),
     st.sampled_from(['"x" ', '"x\\"', "1", "null", '"\\q"', '"\x00"']),
 )
+#: Whitespace before an event's closing brace, and the text that is not whitespace there.
+PADDING = st.one_of(
+    st.just(""),
+    st.text(alphabet=" \t", max_size=16),
+    st.sampled_from([" x", "\u00a0", " ,", "} ", "\x0b"]),
+)
 EVENTS = st.lists(
     st.one_of(
-        st.tuples(st.sampled_from([1, 2, 3]), LITERALS).map(lambda pair: delta(*pair)),
+        st.tuples(st.sampled_from([1, 2, 3]), LITERALS, PADDING).map(lambda t: delta(*t)),
         st.sampled_from(
             [
                 start(2),
@@ -129,11 +163,13 @@ def responses_body(payloads: list[str]) -> bytes:
     return "".join(f"event: e\ndata: {p}\n\n" for p in [*head, *payloads, tail]).encode()
 
 
-def responses_delta(literal: str, obfuscation: str, number: str, item: str = "fc_1") -> str:
+def responses_delta(
+    literal: str, obfuscation: str, number: str, item: str = "fc_1", pad: str = ""
+) -> str:
     return (
         f'{{"type":"response.function_call_arguments.delta","delta":{literal},'
         f'"item_id":"{item}","obfuscation":{obfuscation},"output_index":0,'
-        f'"sequence_number":{number}}}'
+        f'"sequence_number":{number}{pad}}}'
     )
 
 
@@ -168,7 +204,9 @@ NUMBERS = st.one_of(
 )
 RESPONSES_EVENTS = st.lists(
     st.one_of(
-        st.tuples(LITERALS, LITERALS, NUMBERS).map(lambda t: responses_delta(*t)),
+        st.tuples(LITERALS, LITERALS, NUMBERS, st.just("fc_1"), PADDING).map(
+            lambda t: responses_delta(*t)
+        ),
         st.tuples(LITERALS, LITERALS, NUMBERS).map(lambda t: responses_delta(*t, item="fc_2")),
         st.sampled_from(
             [

@@ -73,16 +73,29 @@ def _checked(text: str, value: Any, surrogates: bool) -> Any:
 
     Only text that could break a rule is walked: nesting deeper than `MAX_DEPTH` needs as many
     brackets, opened and closed, and a lone surrogate from valid UTF-8 needs a `\\ud` escape.
+    Counting the brackets of a long text costs more than walking its value when that is a few
+    members (an event carrying a whole call, whose arguments are long strings), so a long
+    text's value is walked first, as far as `_MEMBERS_WALKED` members.
     """
-    deep = len(text) > 2 * MAX_DEPTH and text.count("{") + text.count("[") > MAX_DEPTH
     surrogates = surrogates and "\\u" in text and ("\\ud" in text or "\\uD" in text)
-    if deep or surrogates:
+    if surrogates:
         _walk(value, surrogates)
+    elif len(text) > 2 * MAX_DEPTH:
+        if len(text) > _LONG_TEXT and _walk(value, False, _MEMBERS_WALKED):
+            return value
+        if text.count("{") + text.count("[") > MAX_DEPTH:
+            _walk(value, False)
     return value
 
 
-def _walk(value: Any, surrogates: bool) -> None:
-    """Raise `Refused` at a container deeper than `MAX_DEPTH` or a string with a lone surrogate.
+#: A text this long is walked before its brackets are counted (see `_checked`).
+_LONG_TEXT = 64 * 1024
+_MEMBERS_WALKED = 1024
+
+
+def _walk(value: Any, surrogates: bool, members: int | None = None) -> bool:
+    """Raise `Refused` at a container deeper than `MAX_DEPTH` or a string with a lone surrogate;
+    return whether the whole value was walked, which is given up after `members` members.
 
     A loop with its own stack, of one iterator per open container: the value may be deep
     enough to break recursion, and wide enough (an event of 600,000 parts) that a stack of its
@@ -91,10 +104,14 @@ def _walk(value: Any, surrogates: bool) -> None:
     if type(value) is not dict and type(value) is not list:
         if surrogates and type(value) is str:
             _refuse_surrogate(value)
-        return
+        return True
     stack = [_members(value, surrogates)]
     while stack:
         for item in stack[-1]:
+            if members is not None:
+                members -= 1
+                if members < 0:
+                    return False
             kind = type(item)
             if kind is dict or kind is list:
                 if len(stack) >= MAX_DEPTH:
@@ -105,6 +122,7 @@ def _walk(value: Any, surrogates: bool) -> None:
                 _refuse_surrogate(item)
         else:
             stack.pop()
+    return True
 
 
 def _members(container: Any, surrogates: bool) -> Iterator[Any]:
@@ -198,8 +216,8 @@ def writer(name: str = "auto") -> Dumps:
     orjson writes three to six times faster and agrees on everything an object decoded here
     can hold (`_writes_like_stdlib` checks it once), except floats whose exponent is -5 to -9:
     it writes `0.00001` and `1e-6` where Python's repr gives `1e-05` and `1e-06`. Output that
-    may hold one (`e-` or `.0000` anywhere in it, text included) is written again by the
-    stdlib, a rare and merely slower path.
+    may hold one (`_may_hold_a_small_float`) is written again by the stdlib, a rare and merely
+    slower path.
     """
     if name == "stdlib":
         return _stdlib_dumps
@@ -218,18 +236,43 @@ def _orjson_dumps(orjson_dumps: Callable[[Any], bytes]) -> Dumps:
             written = orjson_dumps(value)
         except TypeError:  # orjson.JSONEncodeError: the stdlib gives its own error, or the text
             return _stdlib_dumps(value)
-        if _may_hold_a_small_float(written):
+        if _may_hold_a_small_float(value, written):
             return _stdlib_dumps(value)
         return written.decode()
 
     return dumps
 
 
-def _may_hold_a_small_float(written: bytes) -> bool:
-    """Whether orjson's `written` may hold a float with exponent -5 to -9: `0.0000d...` or
-    `de-6`. The searches are the cheap ones (a lone `-` is a memchr; `e-`, common in prose,
-    is looked for only when there is one), each far less than writing again."""
-    return (b"-" in written and b"e-" in written) or b".0000" in written
+#: Members of an arguments object looked at for a small float before the text is searched.
+_MEMBERS_LOOKED_AT = 4096
+
+
+def _may_hold_a_small_float(value: Any, written: bytes) -> bool:
+    """Whether `value`, written by orjson as `written`, may hold a float with exponent -5 to
+    -9, which orjson writes otherwise than the stdlib (`0.00001`, `1e-6`).
+
+    The value is looked at first, member by member: arguments written whole are most often a
+    few members, some of them long strings, and their text holds `e-` all the time (`re-read`,
+    `one-time`), so searching the text found a float in nearly every call and had it written
+    a second time. Past `_MEMBERS_LOOKED_AT` members the text is searched instead, with the
+    cheap searches (a lone `-` is a `memchr`); what they find is written again, slower, never
+    different.
+    """
+    stack = [value]
+    looked_at = 0
+    while stack:
+        item = stack.pop()
+        kind = type(item)
+        if kind is dict:
+            stack.extend(item.values())
+        elif kind is list:
+            stack.extend(item)
+        elif kind is float and -1e-4 < item < 1e-4 and item != 0:
+            return True
+        looked_at += 1
+        if looked_at > _MEMBERS_LOOKED_AT:
+            return (b"-" in written and b"e-" in written) or b".0000" in written
+    return False
 
 
 @functools.cache
@@ -257,15 +300,24 @@ def _writes_like_stdlib(orjson_dumps: Callable[[Any], bytes]) -> bool:
     for probe in probes:
         value = {"k": [probe]}
         written = orjson_dumps(value)
-        if written.decode() != _stdlib_dumps(value) and not _may_hold_a_small_float(written):
+        if written.decode() != _stdlib_dumps(value) and not _may_hold_a_small_float(value, written):
             return False
     return True
 
 
 def _orjson_loads(orjson_loads: Loads) -> Loads:
-    """orjson's `loads` giving the library's reading (orjson is imported only when asked for)."""
+    """orjson's `loads` giving the library's reading (orjson is imported only when asked for).
+
+    A text longer than `_LONG_TEXT` is read by the stdlib path instead: orjson's parser sets
+    aside memory in proportion to its input, about seventeen times the UTF-8 size of a
+    megabyte event carrying a whole call (Responses' `.done`, a Gemini or Ollama call), where
+    the stdlib's scanner holds little beyond the value it makes, in about the same time. Both
+    give the one reading, so which one reads a text changes nothing but the cost.
+    """
 
     def loads(text: str) -> Any:
+        if len(text) > _LONG_TEXT:
+            return _stdlib_loads(text)
         try:
             value = orjson_loads(text)
         except ValueError:

@@ -19,16 +19,19 @@ string may still grow. Once the object closes, `value()` equals `json.loads` of 
 `value()` returns live objects, not a copy: the same dict on every call, whose members the
 scanner fills in place as fragments arrive, and whose containers are the ones it keeps appending
 to. A copy on every call would cost the size of everything read so far, the quadratic cost this
-class exists to avoid. So the result is read-only, and changes as more arrives; a caller that
-wants to compare two moments takes `copy.deepcopy` itself, paying for it knowingly. The one cost
-that does grow is the string (or number) in progress: `value()` joins what has arrived of it
-(each call costs its length so far; calls with nothing new in between cost nothing), so showing
-one very long string after every small fragment stays quadratic in that string's length, as it
-would for any view returning a Python `str`. Everything else, feeding and the containers, costs
-each character once. A caller that follows a long string (a file written through a tool call)
-asks for `changes()` instead: the members set and the text appended since the previous call,
-which cost only what arrived, so following the arguments that way is linear however they are
-shaped.
+class exists to avoid. So the result is read-only, and changes as more arrives; a caller
+that wants to compare two moments takes `copy.deepcopy` itself, paying for it knowingly.
+
+The string in progress is a `str` in the view, and a `str` cannot grow: a new one on every call
+would copy everything read of it so far, so showing a file written through a tool call after
+every fragment would cost the square of its length. Instead `value()` appends what arrived to
+the string it showed last with `+=`, having let go of its own references to it first: when no
+one else holds that string (the caller read the view and moved on, as a UI rendering it does),
+CPython grows it in place, and the view costs what arrived (the in-place concatenation the
+Python documentation describes under "Common Sequence Operations", note 6). A caller that keeps
+the string pays for a copy on the next call, as a `str` requires. `changes()` says the same
+incrementally, without a `str` of the whole: the members set and the text appended since the
+previous call. A number in progress is shown by converting its text so far.
 
 Errors are the library's one reading of JSON (`_json`): besides text that can never become JSON,
 NaN, Infinity, a float past a double's range, a lone surrogate (escaped or raw) and nesting
@@ -163,7 +166,8 @@ class PartialArguments:
         self._state = _BEFORE
         self._key = ""  # the key whose value comes next, in the innermost open object
         self._is_key = False  # whether the open string is a key
-        self._chunks: list[str] = []  # the open string's or number's text so far
+        self._chunks: list[str] = []  # the open string's or number's text so far, not shown yet
+        self._text = ""  # the open value string's text as `value()` showed it last
         self._run_list = self._chunks  # the list whose first `_runs` items are joined runs
         self._runs = 0
         self._escape = ""  # an escape cut by the end of a fragment, backslash included
@@ -193,17 +197,14 @@ class PartialArguments:
         """
         state = self._state
         if state == _STRING and not self._is_key:
-            chunks = self._chunks
-            if len(chunks) > 1:
-                chunks[:] = ["".join(chunks)]
-            self._set(chunks[0] if chunks else "")
+            self._set(self._grown())
         elif state == _NUMBER:
             self._show_number()
         return self._root
 
     def changes(self) -> list[ArgumentsChange]:
-        """What changed since the previous call, in order; the way to follow a long string in
-        time linear in its length, where `value()` would join it again on every call.
+        """What changed since the previous call, in order: the way to follow the arguments
+        without a `str` of the whole of a long string.
 
         Replaying the changes on an empty dict rebuilds `value()`, except for a number in
         progress, which is announced once it ends. Needs `track_changes=True`, so that a reader
@@ -242,7 +243,7 @@ class PartialArguments:
                 change = tuple.__new__(ArgumentsChange, ("append", self._string_path, fragment))
                 self._changes.append(change)
         else:
-            self._mark = len(chunks)  # value() may have joined the chunks since
+            self._mark = len(chunks)  # value() may have taken the chunks since
             try:
                 self._scan(fragment)
             except ArgumentsError as exc:
@@ -255,7 +256,7 @@ class PartialArguments:
         # The pieces since the last run become one string, 64 at a time: a `str` for every
         # 4-character fragment of a long string made memory twenty times its text. Runs are
         # never joined again, so each character is copied once. (A new list, or one that
-        # `value()` joined, starts the count again.)
+        # `value()` emptied, starts the count again.)
         if chunks is not self._run_list:
             self._run_list = chunks
             self._runs = 0
@@ -413,6 +414,7 @@ class PartialArguments:
     def _open_string(self, is_key: bool) -> None:
         self._is_key = is_key
         self._chunks = []
+        self._text = ""
         self._mark = 0
         if not is_key:
             key = self._add("")  # an open string is shown from its first quote, as empty
@@ -506,17 +508,36 @@ class PartialArguments:
         )
 
     def _close_string(self) -> None:
-        chunks = self._chunks
-        string = chunks[0] if len(chunks) == 1 else "".join(chunks)
         if self._is_key:
-            self._key = string
+            chunks = self._chunks
+            self._key = chunks[0] if len(chunks) == 1 else "".join(chunks)
             self._state = _COLON
         else:
             if self._changes is not None:
                 self._announce_text()
-            self._set(string)
+            self._set(self._grown())
+            self._text = ""
             self._state = _AFTER
         self._chunks = []
+
+    def _grown(self) -> str:
+        """The open value string so far: the one shown last, with what arrived since appended.
+
+        The string's references (ours and the view's) are let go before the `+=`, so that with
+        no other one CPython extends it in place rather than copy it (see the module docstring):
+        this is what keeps reading the view after every fragment linear.
+        """
+        chunks = self._chunks
+        text = self._text
+        if not chunks:
+            return text
+        arrived = chunks[0] if len(chunks) == 1 else "".join(chunks)
+        chunks.clear()
+        self._text = ""
+        self._set("")
+        text += arrived
+        self._text = text
+        return text
 
     # -- numbers and literals -----------------------------------------------------------------
 

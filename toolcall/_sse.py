@@ -270,6 +270,16 @@ class SSEDecoder:
         dispatch. A piece with no `\\n` left in it is exactly one `data: ` line: its text is the
         payload. Only pieces holding other lines go through the line-by-line parser.
         """
+        # One event of one `data: ` line, after an `event: ` line or not (a long event, which
+        # arrives in several slices): its payload is sliced from the region once, where the
+        # cuts below would copy it three times over, a megabyte event being megabytes each.
+        end = len(region) - 2
+        line = region.find("\n")
+        start = 0 if line == end else line + 1
+        if (start == 0 or (region.startswith("event:") and region.find("\n", start) == end)) and (
+            region.startswith("data: ", start)
+        ):
+            return [region[start + 6 : end]]
         # Cut the region itself and trim the two ends, rather than slicing it first: on a body
         # fed in one piece a slice would copy the whole body once more.
         pieces = region.split("\n\ndata: ")

@@ -243,6 +243,8 @@ def _varying_tail(suffix: str, chunk: dict[str, Any]) -> str | None:
 
 #: Kinds of member the wire readers let vary between events: members they never read.
 STRING_HOLE, INTEGER_HOLE = 0, 1
+#: What JSON counts as whitespace between tokens.
+_JSON_WHITESPACE = " \t\n\r"
 #: An integer both backends read alike: short of 19 digits (see `_json._integer`).
 _SHORT_INTEGER = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")
 
@@ -254,6 +256,12 @@ class WireTemplate:
     the reader never reads whose values change with every event (Responses' `obfuscation`
     string and `sequence_number`), wherever the wire puts them after the fragment. A hole
     holds a string literal or a short integer, which both backends read without refusing.
+
+    The event's closing brace may have any JSON whitespace around it: Anthropic pads its events
+    with a varying run of spaces before that brace, and whitespace between tokens changes
+    nothing JSON reads. The last fixed text is kept without the brace and the whitespace, so
+    an event padded otherwise than the one learned from still matches, where requiring the
+    same padding made nearly every padded event a miss, decoded in full and learned again.
     """
 
     __slots__ = ("pieces", "prefix", "start", "wire_index")
@@ -261,7 +269,8 @@ class WireTemplate:
     def __init__(self, prefix: str, pieces: list[tuple[str, int | None]], wire_index: int) -> None:
         self.prefix = prefix
         self.start = len(prefix)
-        #: After the literal: fixed text, then the hole that follows it (None after the last).
+        #: After the literal: fixed text, then the hole that follows it (None after the last,
+        #: whose text stops short of the closing brace and the whitespace around it).
         self.pieces = pieces
         self.wire_index = wire_index
 
@@ -293,7 +302,9 @@ class WireTemplate:
                 if found is None:
                     return None
                 at = found.end()
-        return fragment if at == len(text) else None
+        # What is left is the closing brace, with whitespace around it or not (a short slice:
+        # the padding).
+        return fragment if text[at:].strip(_JSON_WHITESPACE) == "}" else None
 
 
 def wire_template(
@@ -330,7 +341,12 @@ def wire_template(
             end = found.end()
         pieces.append((suffix[at:begin], kind))
         at = end
-    pieces.append((suffix[at:], None))
+    # The text ends with the event's closing brace: the last fixed text is kept without it and
+    # the whitespace around it, which `match` lets vary.
+    last = suffix[at:].rstrip(_JSON_WHITESPACE)
+    if not last.endswith("}"):
+        return None
+    pieces.append((last[:-1].rstrip(_JSON_WHITESPACE), None))
     if any("\\" in fixed for fixed, _ in pieces):
         return None
     return WireTemplate(prefix, pieces, wire_index)
