@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 import toolcall
-from toolcall.harness import cassettes, cross_wire, synthesize_wires, wire_recordings
+from toolcall.harness import cassettes, cross_wire, recordings, synthesize_wires
 from toolcall.harness.profiles import load_suite
 from toolcall.harness.synthesize_wires import (
     SHAPES,
@@ -43,7 +43,7 @@ RENDERED_IDS = [f"{p.key}@{w}/{c.scenario}" for p, c, w, _s, _t in RENDERED]
 
 
 def followed_bodies(wire: str, shape: Shape) -> list[bytes]:
-    found = {r.name: r for r in wire_recordings.discover(SUITE.cassettes) if r.wire == wire}
+    found = {r.name: r for r in recordings.discover(SUITE.cassettes, wire=wire)}
     return [found[name].body() for name in shape.follows]
 
 

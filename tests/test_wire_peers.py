@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from toolcall.harness import matrix, wire_recordings
+from toolcall.harness import matrix, recordings
 from toolcall.harness.matrix import Case
 from toolcall.harness.peers import CHAT, Peer, Unavailable, builtin, reads
 from toolcall.harness.peers.reference import Reference
@@ -34,7 +34,8 @@ ADAPTERS = [
 
 @functools.cache
 def _all_cases() -> tuple[Case, ...]:
-    return tuple(matrix.wire_cases(load_suite(ROOT), None))
+    cases = matrix.recording_cases(load_suite(ROOT), None)
+    return tuple(c for c in cases if c.wire != "chat")
 
 
 def _cases(wire: str | None = None) -> list[Case]:
@@ -125,7 +126,7 @@ def test_an_sdk_that_is_not_installed_is_unavailable(
 
 def test_the_anthropic_sdk_reads_only_named_events_which_is_why_they_are_put_back() -> None:
     """A `.jsonl` source dropped the `event:` lines the API sends; without them the anthropic
-    SDK reads no event at all, so `Recording.body` (wire_recordings) restores them by `type`."""
+    SDK reads no event at all, so `Recording.body` (recordings) restores them by `type`."""
     peer = _adapter("anthropic-sdk", "anthropic")
     case = next(c for c in _cases("anthropic") if "quoted-escaped" in c.scenario)
     assert b"event: content_block_delta\n" in case.body
@@ -140,13 +141,13 @@ def test_the_anthropic_sdk_reads_only_named_events_which_is_why_they_are_put_bac
 
 
 def test_a_wire_recording_without_its_expectation_stops_the_run(tmp_path: Path) -> None:
-    folder = tmp_path / wire_recordings.WIRES / "responses"
+    folder = tmp_path / recordings.WIRES / "responses"
     folder.mkdir(parents=True)
     source = {"wire": "responses", "framing": "sse", "provider": "p", "model": "m"}
     (folder / "one.source.json").write_text(json.dumps(source))
     (folder / "one.sse").write_bytes(b"data: {}\n\n")
-    with pytest.raises(wire_recordings.WireRecordingError, match="responses/one"):
-        wire_recordings.discover(tmp_path)
+    with pytest.raises(recordings.RecordingError, match="responses/one"):
+        recordings.discover(tmp_path)
 
 
 VERCEL = ["vercel-ai-responses", "vercel-ai-anthropic", "vercel-ai-gemini"]

@@ -22,7 +22,7 @@ from jsonschema.exceptions import ValidationError
 from toolcall import ProviderError, ToolCallError, TruncatedError, Turn
 from toolcall.schema import ToolSchemas
 
-from . import fingerprint, published, remedy, walk
+from . import fingerprint, recordings, remedy, walk
 from .cassettes import ROUTES, cassette_path
 from .event_check import assemble_with_events
 from .profiles import DIRECT, Cell, Provider, Route, Suite, format_schema
@@ -341,7 +341,7 @@ def _check_fingerprint(cell: Cell, body: bytes) -> list[Finding]:
     ]
 
 
-def check_recording(suite: Suite, recording: published.Recording) -> Outcome:
+def check_recording(suite: Suite, recording: recordings.Recording) -> Outcome:
     """Run every check on one published recording.
 
     Replay and the byte splits are the cells' own; the judge is the hand-written expectation
@@ -352,7 +352,7 @@ def check_recording(suite: Suite, recording: published.Recording) -> Outcome:
     """
     outcome = Outcome(
         recording.provider,
-        f"{published.PUBLISHED}/{recording.stem}",
+        f"{recordings.PUBLISHED}/{recording.name}",
         "pass",
         note=f"published ({recording.origin}, {recording.provenance.get('model')})",
         origin=recording.origin or "unknown",  # unreadable: the origin cannot be read either
@@ -372,8 +372,8 @@ def check_recording(suite: Suite, recording: published.Recording) -> Outcome:
         outcome.fix = remedy.for_recording(suite, recording, findings[0])
         return outcome
     body = replayed.body
-    source = published.source_bytes(body, recording.provenance)
-    if published.sha256(source) != recording.provenance["sha256"]:
+    source = recordings.source_bytes(body, recording.provenance)
+    if recordings.sha256(source) != recording.provenance["sha256"]:
         findings.append(
             Finding("verbatim", "$.body", recording.provenance["sha256"], "a different SHA-256")
         )
@@ -406,8 +406,8 @@ def check_recording(suite: Suite, recording: published.Recording) -> Outcome:
     elif route is None:
         findings.append(Finding("route", "$", "a route in routes.yaml", recording.route))
     else:
-        framing = published.shows_framing(recording.provenance)
-        findings += profile_findings(provider, recording.stem, body, framing=framing, route=route)
+        framing = recordings.shows_framing(recording.provenance)
+        findings += profile_findings(provider, recording.name, body, framing=framing, route=route)
     if findings:
         outcome.status = "fail"
         outcome.fix = remedy.for_recording(suite, recording, findings[0])
@@ -489,6 +489,38 @@ def error_kind(exc: ToolCallError) -> str:
     if isinstance(exc, ProviderError):
         return "provider"
     return "malformed"
+
+
+def expectation_differences(turn: Turn, expected: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    """(JSON path, expected, observed) wherever `turn` differs from a hand-written expectation.
+
+    A wire expectation gives each call's id, name and parsed arguments in the order the wire
+    opened them, and a thought signature by its start and length (they run to kilobytes).
+    """
+    calls = []
+    wanted_calls = expected["tool_calls"]
+    for n, (call, arguments) in enumerate(zip(turn.tool_calls, turn.arguments, strict=False)):
+        wanted = wanted_calls[n] if n < len(wanted_calls) else {}
+        entry: dict[str, Any] = {"id": call.id, "name": call.function.name, "arguments": arguments}
+        held = (call.extra_content or {}).get("google", {}).get("thought_signature")
+        if held is not None:
+            starts = wanted.get("thought_signature", {}).get("starts", "")
+            entry["thought_signature"] = {"starts": held[: len(starts)], "length": len(held)}
+        calls.append(entry)
+    keys = ("id", "name", "arguments", "thought_signature")
+    want = {
+        "tool_calls": [{k: c[k] for k in keys if k in c} for c in expected["tool_calls"]],
+        "indices": list(range(len(expected["tool_calls"]))),
+        **{k: expected[k] for k in ("content", "reasoning", "finish_reason")},
+    }
+    got = {
+        "tool_calls": calls,
+        "indices": [call.index for call in turn.tool_calls],
+        "content": turn.content,
+        "reasoning": turn.reasoning,
+        "finish_reason": turn.finish_reason,
+    }
+    return differences(want, got)
 
 
 def differences(want: Any, got: Any, path: str = "$") -> list[tuple[str, Any, Any]]:

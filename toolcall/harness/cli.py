@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import accept, published, report, synthesize_wires, wire_recordings
+from . import accept, recordings, report, synthesize_wires
 from .checks import check_cell, check_recording, check_route_cell, route_cassettes
 from .gateways import command as gateways_command
 from .locate import require_checkout, suite_root
@@ -151,7 +151,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     pub.add_argument("--commit", required=True, help="the 40-hex commit it was taken at")
     pub.add_argument("--license", required=True, help="the source's license (SPDX id)")
     pub.add_argument("--model", required=True, help="the model the chunks name")
-    pub.add_argument("--origin", required=True, choices=published.ORIGINS)
+    pub.add_argument("--origin", required=True, choices=recordings.ORIGINS)
     pub.add_argument("--relay", help="the relay it went through (with --origin relay)")
     pub.add_argument(
         "--route",
@@ -222,7 +222,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "gateways":
             return gateways_command.main(suite, args)
         return _synthesize(suite, args.provider, args.scenario)
-    except (ProfileError, published.PublishedError, wire_recordings.WireRecordingError) as exc:
+    except (ProfileError, recordings.RecordingError) as exc:
         print(f"toolcall: {exc}", file=sys.stderr)
         return 2
 
@@ -249,10 +249,14 @@ def _conformance(
     )
     outcomes += [o for o in wire_outcomes if o is not None]
     if not scenario:
-        recordings = published.discover(suite.cassettes, provider, keep_unreadable=True)
-        outcomes += [check_recording(suite, r) for r in recordings]
+        chat = recordings.discover(
+            suite.cassettes, provider, wire=recordings.CHAT, keep_unreadable=True
+        )
+        outcomes += [check_recording(suite, r) for r in chat]
         outcomes += [
-            check_wire_recording(suite, r) for r in wire_recordings.selected(suite, provider)
+            check_wire_recording(suite, r)
+            for r in recordings.selected(suite, provider)
+            if r.wire != recordings.CHAT
         ]
     print(report.text(outcomes))
     if markdown:
@@ -580,12 +584,12 @@ def _publish(suite: Suite, args: argparse.Namespace) -> int:
         provenance["route"] = args.route
     if args.from_jsonl:
         provenance["source_format"] = "jsonl"
-    cassette = published.build_cassette(
+    cassette = recordings.build_cassette(
         args.file.read_bytes(), provenance, jsonl=args.jsonl, blank=args.blank_line
     )
     stem = args.file.name.rsplit(".", 1)[0]
-    path = published.write(suite.cassettes, args.provider, stem, cassette)
-    expected = path.with_name(stem + published.EXPECTED_SUFFIX)
+    path = recordings.write(suite.cassettes, args.provider, stem, cassette)
+    expected = path.with_name(stem + recordings.EXPECTED_SUFFIX)
     print(f"wrote {path.relative_to(suite.root)}")
     print(
         f"now write {expected.relative_to(suite.root)} by hand from the bytes "

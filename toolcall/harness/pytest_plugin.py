@@ -37,8 +37,7 @@ if TYPE_CHECKING:
 
     from .checks import Outcome
     from .profiles import Cell, Provider
-    from .published import Recording
-    from .wire_recordings import Recording as WireRecording
+    from .recordings import Recording
 
 #: The outcomes checked in this process, each with its test's place in the collection.
 _OUTCOMES = pytest.StashKey[list[tuple[int, "Outcome"]]]()
@@ -181,9 +180,7 @@ def route_outcome(
 
 
 @pytest.fixture
-def wire_recording_outcome(
-    request: pytest.FixtureRequest, wire_recording: WireRecording
-) -> Outcome:
+def wire_recording_outcome(request: pytest.FixtureRequest, wire_recording: Recording) -> Outcome:
     """The checked outcome of one recording of another wire, kept for the report."""
     from . import pytest_suite
 

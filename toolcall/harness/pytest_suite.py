@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from . import matrix, published, report, wire_recordings
+from . import matrix, recordings, report
 from .checks import Outcome, check_cell, check_recording, check_route_cell, route_cassettes
 from .locate import suite_root
 from .peers.external import Crashed, read_document
@@ -121,25 +121,28 @@ def _parametrize_recordings(metafunc: pytest.Metafunc) -> None:
     """One test per published recording; a scenario filter (recordings have none) skips them."""
     config = metafunc.config
     if config.getoption("--toolcall-scenario"):
-        recordings: list[published.Recording] = []
+        found: list[recordings.Recording] = []
     else:
         suite = _suite(config)
         try:
-            recordings = published.discover(
-                suite.cassettes, config.getoption("--toolcall-provider"), keep_unreadable=True
+            found = recordings.discover(
+                suite.cassettes,
+                config.getoption("--toolcall-provider"),
+                wire=recordings.CHAT,
+                keep_unreadable=True,
             )
-        except published.PublishedError as exc:
+        except recordings.RecordingError as exc:
             raise pytest.UsageError(str(exc)) from None
     _parametrize(
         metafunc,
         "published_recording",
-        recordings,
-        [r.id for r in recordings],
+        found,
+        [r.id for r in found],
         "published recordings",
     )
 
 
-def recording_outcome(config: pytest.Config, recording: published.Recording) -> Outcome:
+def recording_outcome(config: pytest.Config, recording: recordings.Recording) -> Outcome:
     """The checked outcome of one published recording."""
     return check_recording(_suite(config), recording)
 
@@ -148,18 +151,22 @@ def _parametrize_wire_recordings(metafunc: pytest.Metafunc) -> None:
     """One test per wire recording, narrowed by the provider that offers the wire; a scenario
     filter skips them, as it skips the published chat recordings."""
     config = metafunc.config
-    found: tuple[wire_recordings.Recording, ...] = ()
+    found: list[recordings.Recording] = []
     if not config.getoption("--toolcall-scenario"):
         try:
-            found = wire_recordings.selected(
-                _suite(config), config.getoption("--toolcall-provider")
-            )
-        except wire_recordings.WireRecordingError as exc:
+            found = [
+                r
+                for r in recordings.selected(
+                    _suite(config), config.getoption("--toolcall-provider")
+                )
+                if r.wire != recordings.CHAT
+            ]
+        except recordings.RecordingError as exc:
             raise pytest.UsageError(str(exc)) from None
-    _parametrize(metafunc, "wire_recording", list(found), [r.id for r in found], "wire recordings")
+    _parametrize(metafunc, "wire_recording", found, [r.id for r in found], "wire recordings")
 
 
-def wire_recording_outcome(config: pytest.Config, recording: wire_recordings.Recording) -> Outcome:
+def wire_recording_outcome(config: pytest.Config, recording: recordings.Recording) -> Outcome:
     """The checked outcome of one wire recording."""
     return check_wire_recording(_suite(config), recording)
 
@@ -181,7 +188,7 @@ def _parametrize_cases(metafunc: pytest.Metafunc) -> None:
                 scenario=config.getoption("--toolcall-scenario"),
             )
         )
-    except (ProfileError, matrix.MatrixError, published.PublishedError) as exc:
+    except (ProfileError, matrix.MatrixError, recordings.RecordingError) as exc:
         raise pytest.UsageError(str(exc)) from None
     cases = [ToolcallCase(c) for c in found]
     _parametrize(metafunc, "toolcall_case", cases, [c.id for c in cases], "cases")

@@ -20,7 +20,7 @@ import yaml
 
 from .cassettes import cassette_path
 from .profiles import Cell, Provider, Suite
-from .published import EXPECTED_SUFFIX, Recording
+from .recordings import EXPECTED_SUFFIX, Recording
 
 if TYPE_CHECKING:
     from .checks import Finding
@@ -66,7 +66,7 @@ def for_cell(suite: Suite, provider: Provider, cell: Cell, finding: Finding) -> 
 
 def for_recording(suite: Suite, recording: Recording, finding: Finding) -> str:
     """What to edit or run for `finding` on a published recording."""
-    p, stem = recording.provider, recording.stem
+    p, stem = recording.provider, recording.name
     cassette = _relative(suite, recording.path)
     expected = _relative(suite, recording.path.with_name(stem + EXPECTED_SUFFIX))
     if finding.check == "expected":

@@ -88,7 +88,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
-from . import background, cassettes, published, serve_input, serve_wires
+from . import background, cassettes, recordings, serve_input, serve_wires
 from .profiles import Suite
 
 FAULTS = ("cut", "429", "500", "drip", "keepalive")
@@ -142,10 +142,10 @@ def route(path: str) -> Route | None:
     provider, rest = prefix[0], prefix[1:]
     if not rest:
         return Route(provider, None, fault)
-    if len(rest) == 1 and rest[0] not in (published.PUBLISHED, FAULT_SEGMENT):
+    if len(rest) == 1 and rest[0] not in (recordings.PUBLISHED, FAULT_SEGMENT):
         return Route(provider, rest[0], fault)
-    if len(rest) == 2 and rest[0] == published.PUBLISHED:
-        return Route(provider, f"{published.PUBLISHED}/{rest[1]}", fault)
+    if len(rest) == 2 and rest[0] == recordings.PUBLISHED:
+        return Route(provider, f"{recordings.PUBLISHED}/{rest[1]}", fault)
     raise BadRoute(
         f"cannot read the path {path!r}: use /<provider>[/<scenario> | /published/<recording>]"
         f"[/fault/<fault>]/v1/chat/completions"
@@ -244,14 +244,14 @@ class Catalogue:
                 f"unknown provider {provider!r}; known: {sorted(self.suite.providers)}"
             )
         scenario = scenario or self._match(self.suite, request)
-        if scenario.startswith(published.PUBLISHED + "/"):
-            stem = scenario.removeprefix(published.PUBLISHED + "/")
-            recordings = self._published(self.suite, provider)
-            if stem not in recordings:  # the name is looked up, never joined to a path
+        if scenario.startswith(recordings.PUBLISHED + "/"):
+            stem = scenario.removeprefix(recordings.PUBLISHED + "/")
+            known = self._published(self.suite, provider)
+            if stem not in known:  # the name is looked up, never joined to a path
                 raise NoCassette(
-                    f"no published recording {stem!r} for {provider}; known: {sorted(recordings)}"
+                    f"no published recording {stem!r} for {provider}; known: {sorted(known)}"
                 )
-            path = recordings[stem]
+            path = known[stem]
         else:
             cell = self.suite.providers[provider].cells.get(scenario)
             if cell is None:
@@ -268,7 +268,7 @@ class Catalogue:
     @staticmethod
     def _published(suite: Suite, provider: str) -> dict[str, Path]:
         """The provider's published recordings by name: the only names a request may use."""
-        folder = suite.cassettes / provider / published.PUBLISHED
+        folder = suite.cassettes / provider / recordings.PUBLISHED
         return {path.name.removesuffix(".yaml"): path for path in folder.glob("*.yaml")}
 
     @staticmethod

@@ -26,8 +26,8 @@ from typing import Any
 from urllib.parse import SplitResult, parse_qs
 
 from .profiles import Suite
+from .recordings import WIRES, Recording, discover
 from .serve_input import Refused, invalid
-from .wire_recordings import PREFIX, Recording, discover
 
 _API_ROOTS = ("v1", "v1beta", "api", "responses")
 #: Where an event ends (any of the three line ends, twice: Gemini's API sends CRLF), and a line.
@@ -64,14 +64,14 @@ class NoRecording(LookupError):
 def recording_for(suite: Suite, wire: str, provider: str | None, scenario: str | None) -> Recording:
     """The recording a request on `wire` asks for, by name or by its path's provider."""
     offers = [o for o in suite.wire_offers if o.wire == wire]
-    by_name = {r.name: r for r in discover(suite.cassettes) if r.wire == wire}
-    known = sorted(f"{PREFIX}{wire}/{name}" for name in by_name)
+    by_name = {r.name: r for r in discover(suite.cassettes, wire=wire)}
+    known = sorted(f"{WIRES}/{wire}/{name}" for name in by_name)
     if provider is not None and provider not in {o.provider for o in suite.wire_offers}:
         providers = sorted({o.provider for o in suite.wire_offers})
         raise NoRecording(f"unknown provider {provider!r}; the wires are offered by {providers}")
     if scenario:
-        name = scenario.removeprefix(f"{PREFIX}{wire}/")
-        if not scenario.startswith(PREFIX) or name not in by_name:
+        name = scenario.removeprefix(f"{WIRES}/{wire}/")
+        if not scenario.startswith(f"{WIRES}/{wire}/") or name not in by_name:
             raise NoRecording(f"no {wire} recording {scenario!r} on this path; known: {known}")
         if provider is not None and not any(
             o.provider == provider and name in o.recordings for o in offers
@@ -91,7 +91,7 @@ def recording_for(suite: Suite, wire: str, provider: str | None, scenario: str |
 
 def pieces(recording: Recording) -> list[bytes]:
     """The body cut where the provider flushes: after each blank line, or each NDJSON line."""
-    ends = _LINE_END if recording.source["framing"] == "ndjson" else _BLANK_LINE
+    ends = _LINE_END if recording.provenance["framing"] == "ndjson" else _BLANK_LINE
     parts = ends.split(recording.body())
     out = [text + end for text, end in zip(parts[::2], parts[1::2], strict=False)]
     if parts[-1]:

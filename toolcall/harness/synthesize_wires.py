@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import cassettes, wire_recordings
+from . import cassettes, recordings
 from .profiles import Cell, Provider, Suite
 from .synthesize import SYNTHESIZED, SynthesisError, cut, generate
 
@@ -101,12 +101,12 @@ def cassette_path(root: Path, provider: str, wire: str, scenario: str) -> Path:
 
 def follows_paths(suite: Suite, wire: str, shape: Shape) -> list[str]:
     """The repository paths of the recording bodies a shape follows (what a cassette cites)."""
-    folder = suite.cassettes / wire_recordings.WIRES / wire
+    folder = suite.cassettes / recordings.WIRES / wire
     return [
         str(path.relative_to(suite.root))
         for name in shape.follows
         for path in sorted(folder.glob(f"{name}.*"))
-        if path.suffix in wire_recordings.BODY_SUFFIXES
+        if path.suffix in recordings.BODY_SUFFIXES
     ]
 
 
@@ -227,13 +227,13 @@ def wire_request(wire: str, chat: Mapping[str, Any]) -> dict[str, Any]:
 
 def render(suite: Suite, provider: Provider, cell: Cell, wire: str, shape: Shape) -> str:
     """The event stream `provider` would send for `cell` on `wire`."""
-    recordings = {r.name: r for r in wire_recordings.discover(suite.cassettes) if r.wire == wire}
-    missing = [name for name in shape.follows if name not in recordings]
+    found = {r.name: r for r in recordings.discover(suite.cassettes, wire=wire)}
+    missing = [name for name in shape.follows if name not in found]
     if missing:
         raise SynthesisError(f"{provider.key}@{wire}: follows unknown recordings {missing}")
     templates = _Templates(
         f"{provider.key}@{wire} {cell.scenario}",
-        [e for name in shape.follows for e in events(recordings[name].body())],
+        [e for name in shape.follows for e in events(found[name].body())],
     )
     reply = suite.scenarios[cell.scenario].reply
     request = wire_request(wire, suite.request_body(provider, cell))
@@ -242,7 +242,7 @@ def render(suite: Suite, provider: Provider, cell: Cell, wire: str, shape: Shape
         raise SynthesisError(f"{provider.key}@{wire}: no renderer for the {wire} wire")
     seed = f"{provider.key}|{wire}|{cell.scenario}"
     out = renderer(templates, shape, reply, request, cell.model, random.Random(seed))
-    if wire in wire_recordings.NAMED_EVENTS:
+    if wire in recordings.NAMED_EVENTS:
         return "".join(
             f"event: {e['type']}\ndata: {json.dumps(e, ensure_ascii=False, separators=(',', ':'))}"
             "\n\n"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import toolcall
 from toolcall import ToolCallError, Turn
 
-from . import cassettes, cross_wire, synthesize_wires, wire_recordings
+from . import cassettes, cross_wire, recordings, synthesize_wires
 from .checks import Finding, Outcome, splits
 from .event_check import assemble_with_events
 from .profiles import Cell, Provider, Suite
@@ -42,7 +42,7 @@ def check_wire_cell(
         return outcome
     if committed != text:
         findings.append(Finding("stale", where, "what make synthesize writes", "different"))
-    followed = {r.name: r for r in wire_recordings.discover(suite.cassettes) if r.wire == wire}
+    followed = {r.name: r for r in recordings.discover(suite.cassettes, wire=wire)}
     problems = synthesize_wires.structure_problems(
         body, [followed[name].body() for name in shape.follows]
     )

@@ -17,11 +17,11 @@ from typing import Any
 
 from toolcall import ToolCallError, Turn, TurnBuilder
 
-from . import cross_wire, published
-from .checks import Finding, Outcome, error_kind, splits
+from . import cross_wire, recordings
+from .checks import Finding, Outcome, error_kind, expectation_differences, splits
 from .event_check import assemble_with_events
 from .profiles import Suite
-from .wire_recordings import Recording, expectation_differences, offer_of
+from .recordings import Recording, offer_of
 
 
 def check_wire_recording(suite: Suite, recording: Recording) -> Outcome:
@@ -31,15 +31,14 @@ def check_wire_recording(suite: Suite, recording: Recording) -> Outcome:
         offer.provider if offer is not None else recording.provider,
         recording.id,
         "pass",
-        note=f"published ({recording.origin}, {recording.source.get('model')})",
+        note=f"published ({recording.origin}, {recording.model})",
         origin=recording.origin or "unknown",
         wire=recording.wire,
     )
     findings = outcome.findings
-    provenance = recording.source.get("provenance", {})
-    if published.sha256(recording.raw) != provenance.get("sha256"):
+    if recordings.sha256(recording.source()) != recording.source_sha256:
         findings.append(
-            Finding("verbatim", "$.body", provenance.get("sha256"), "a different SHA-256")
+            Finding("verbatim", "$.body", recording.source_sha256, "a different SHA-256")
         )
     body = recording.body()
     detected = _detected_wire(body)

@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from .. import cassettes, published, serve
+from .. import cassettes, recordings, serve
 from ..peers import Unavailable
 from ..profiles import Suite
 from . import judge, process
@@ -50,14 +50,14 @@ class Case:
     def kind(self) -> str:
         if self.fault:
             return "fault"
-        return "published" if self.target.startswith(published.PUBLISHED + "/") else "cell"
+        return "published" if self.target.startswith(recordings.PUBLISHED + "/") else "cell"
 
     @property
     def column(self) -> str:
         """The table column: the scenario, `published`, or the fault."""
         if self.fault:
             return self.fault
-        return published.PUBLISHED if self.kind == "published" else self.target
+        return recordings.PUBLISHED if self.kind == "published" else self.target
 
     @property
     def route(self) -> Route:
@@ -121,10 +121,10 @@ def cases(suite: Suite, *, provider: str | None = None, scenario: str | None = N
         body = _body(cassettes.cassette_path(suite.cassettes, p.key, cell.scenario))
         out.append(Case(p.key, cell.scenario, None, suite.request_body(p, cell), body))
     if scenario is None:
-        for recording in published.discover(suite.cassettes, provider):
+        for recording in recordings.discover(suite.cassettes, provider):
             cell = suite.providers[recording.provider].cells[PUBLISHED_SCENARIO]
             request = suite.request_body(suite.providers[recording.provider], cell)
-            target = f"{published.PUBLISHED}/{recording.stem}"
+            target = f"{recordings.PUBLISHED}/{recording.name}"
             out.append(Case(recording.provider, target, None, request, _body(recording.path)))
         for p, _s, cell in suite.cells(provider, FAULT_SCENARIO):
             if cell.not_applicable:
