@@ -17,12 +17,12 @@ import yaml
 
 import toolcall
 from toolcall.harness import cassettes, cross_wire, recordings, synthesize_wires
+from toolcall.harness.cassettes import cassette_path
 from toolcall.harness.profiles import load_suite
 from toolcall.harness.synthesize_wires import (
     SHAPES,
     Shape,
     Unshown,
-    cassette_path,
     cassette_text,
     events,
     structure_problems,
@@ -72,15 +72,17 @@ def test_a_shape_for_every_offer_with_recordings_or_documentation() -> None:
 
 @pytest.mark.parametrize(("provider", "cell", "wire", "shape", "text"), RENDERED, ids=RENDERED_IDS)
 def test_committed_wire_cassette_is_current(provider, cell, wire, shape, text) -> None:  # type: ignore[no-untyped-def]
-    path = cassette_path(SUITE.cassettes, provider.key, wire, cell.scenario)
+    path = cassette_path(SUITE.cassettes, provider.key, cell.scenario, wire=wire)
     assert path.is_file(), f"{path} is missing: run make synthesize"
     assert path.read_text(encoding="utf-8") == text, f"{path} is stale: run make synthesize"
 
 
 def test_no_wire_cassette_is_left_over() -> None:
     """A cassette the synthesizer no longer writes (a left-out cell) is not left behind."""
-    wanted = {cassette_path(SUITE.cassettes, p.key, w, c.scenario) for p, c, w, _s, _t in RENDERED}
-    on_disk = set(SUITE.cassettes.glob(f"*/{synthesize_wires.WIRES}/*/*.yaml"))
+    wanted = {
+        cassette_path(SUITE.cassettes, p.key, c.scenario, wire=w) for p, c, w, _s, _t in RENDERED
+    }
+    on_disk = set(SUITE.cassettes.glob(f"*/{cassettes.WIRES}/*/*.yaml"))
     assert on_disk == wanted
 
 

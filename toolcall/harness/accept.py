@@ -108,7 +108,7 @@ def _published_views(suite: Suite, provider: Provider) -> list[fingerprint.Obser
     from . import cassettes, recordings
 
     views = []
-    for recording in recordings.discover(suite.cassettes, provider.key, wire=recordings.CHAT):
+    for recording in recordings.discover(suite.cassettes, provider.key, wire=cassettes.CHAT):
         observed = fingerprint.observe(cassettes.response_body(cassettes.load(recording.path)))
         if not recordings.shows_framing(recording.provenance):
             observed.quirks.update(dict.fromkeys(fingerprint.FRAMING))

@@ -23,7 +23,7 @@ from toolcall import ProviderError, ToolCallError, TruncatedError, Turn
 from toolcall.schema import ToolSchemas
 
 from . import fingerprint, recordings, remedy, walk
-from .cassettes import ROUTES, cassette_path
+from .cassettes import CHAT, ROUTES, cassette_path
 from .event_check import assemble_with_events
 from .profiles import DIRECT, Cell, Provider, Route, Suite, format_schema
 from .replay import ReplayError, replay, replay_own_request
@@ -33,7 +33,6 @@ from .replay import ReplayError, replay, replay_own_request
 #: keeps the whole suite within seconds.
 BYTEWISE_LIMIT = 64 * 1024
 #: The wire of every cassette under `cassettes/<provider>/`.
-CHAT = "chat"
 BYTEWISE_EDGE = 16 * 1024
 
 

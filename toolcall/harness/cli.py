@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import accept, recordings, report, synthesize_wires
+from . import accept, cassettes, recordings, report, synthesize_wires
 from .checks import check_cell, check_recording, check_route_cell, route_cassettes
 from .gateways import command as gateways_command
 from .locate import require_checkout, suite_root
@@ -250,13 +250,13 @@ def _conformance(
     outcomes += [o for o in wire_outcomes if o is not None]
     if not scenario:
         chat = recordings.discover(
-            suite.cassettes, provider, wire=recordings.CHAT, keep_unreadable=True
+            suite.cassettes, provider, wire=cassettes.CHAT, keep_unreadable=True
         )
         outcomes += [check_recording(suite, r) for r in chat]
         outcomes += [
             check_wire_recording(suite, r)
             for r in recordings.selected(suite, provider)
-            if r.wire != recordings.CHAT
+            if r.wire != cassettes.CHAT
         ]
     print(report.text(outcomes))
     if markdown:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from . import matrix, recordings, report
+from . import cassettes, matrix, recordings, report
 from .checks import Outcome, check_cell, check_recording, check_route_cell, route_cassettes
 from .locate import suite_root
 from .peers.external import Crashed, read_document
@@ -128,7 +128,7 @@ def _parametrize_recordings(metafunc: pytest.Metafunc) -> None:
             found = recordings.discover(
                 suite.cassettes,
                 config.getoption("--toolcall-provider"),
-                wire=recordings.CHAT,
+                wire=cassettes.CHAT,
                 keep_unreadable=True,
             )
         except recordings.RecordingError as exc:
@@ -159,7 +159,7 @@ def _parametrize_wire_recordings(metafunc: pytest.Metafunc) -> None:
                 for r in recordings.selected(
                     _suite(config), config.getoption("--toolcall-provider")
                 )
-                if r.wire != recordings.CHAT
+                if r.wire != cassettes.CHAT
             ]
         except recordings.RecordingError as exc:
             raise pytest.UsageError(str(exc)) from None

@@ -38,14 +38,11 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
 from . import cassettes, fingerprint, walk
+from .cassettes import CHAT, WIRES
 from .profiles import DIRECT, Suite, WireOffer, format_schema
 
-#: The wire of chat completions, the one kept as vcrpy cassettes.
-CHAT = "chat"
 #: The folder of a provider's published chat recordings, and their scenario column's prefix.
 PUBLISHED = "published"
-#: Where the other wires' recordings live, under the suite's `cassettes/`.
-WIRES = "wires"
 EXPECTED_SUFFIX = ".expected.json"
 SOURCE_SUFFIX = ".source.json"
 BODY_SUFFIXES = (".sse", ".jsonl", ".ndjson")

@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .checks import CHAT, Outcome
+from .cassettes import CHAT
+from .checks import Outcome
 from .profiles import DIRECT
 
 MARK = {"pass": "pass", "fail": "FAIL", "n/a": "n/a"}

@@ -25,8 +25,9 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import SplitResult, parse_qs
 
+from .cassettes import WIRES
 from .profiles import Suite
-from .recordings import WIRES, Recording, discover
+from .recordings import Recording, discover
 from .serve_input import Refused, invalid
 
 _API_ROOTS = ("v1", "v1beta", "api", "responses")

@@ -37,9 +37,6 @@ from . import cassettes, recordings
 from .profiles import Cell, Provider, Suite
 from .synthesize import SYNTHESIZED, SynthesisError, cut, generate
 
-#: Under a provider's cassettes: `wires/<wire>/<scenario>.yaml`.
-WIRES = "wires"
-
 
 class Unshown(SynthesisError):
     """The reply needs an event that none of the followed recordings shows."""
@@ -95,13 +92,9 @@ SHAPES: dict[tuple[str, str], Shape] = {
 _ITEM_PREFIX = {"function_call": "fc", "message": "msg", "reasoning": "rs"}
 
 
-def cassette_path(root: Path, provider: str, wire: str, scenario: str) -> Path:
-    return root / provider / WIRES / wire / f"{scenario}.yaml"
-
-
 def follows_paths(suite: Suite, wire: str, shape: Shape) -> list[str]:
     """The repository paths of the recording bodies a shape follows (what a cassette cites)."""
-    folder = suite.cassettes / recordings.WIRES / wire
+    folder = suite.cassettes / cassettes.WIRES / wire
     return [
         str(path.relative_to(suite.root))
         for name in shape.follows
@@ -130,7 +123,7 @@ def synthesize(
     left out because their reply needs an event no followed recording shows."""
     written, left_out = [], []
     for prov, cell, wire, shape in cells(suite, provider, scenario):
-        path = cassette_path(suite.cassettes, prov.key, wire, cell.scenario)
+        path = cassettes.cassette_path(suite.cassettes, prov.key, cell.scenario, wire=wire)
         try:
             text = cassette_text(suite, prov, cell, wire, shape)
         except Unshown as exc:

@@ -28,7 +28,7 @@ def check_wire_cell(
         text = synthesize_wires.cassette_text(suite, provider, cell, wire, shape)
     except synthesize_wires.Unshown:
         return None
-    path = synthesize_wires.cassette_path(suite.cassettes, provider.key, wire, cell.scenario)
+    path = cassettes.cassette_path(suite.cassettes, provider.key, cell.scenario, wire=wire)
     outcome = Outcome(provider.key, cell.scenario, "pass", note="synthesized", wire=wire)
     findings = outcome.findings
     where = str(path.relative_to(suite.root))
