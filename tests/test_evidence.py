@@ -90,9 +90,10 @@ def test_synthesize_never_overwrites_published_or_recorded(tmp_path: Path) -> No
     target = tmp_path / "cassettes" / "qwen" / "single_call.yaml"
     target.parent.mkdir(parents=True)
     shutil.copy(RECORDINGS[0].path, target)
+    shutil.copytree(SUITE.cassettes / "wires", tmp_path / "cassettes" / "wires")
     before = target.read_bytes()
-    written = synthesize.synthesize(dataclasses.replace(SUITE, root=tmp_path), "qwen")
-    assert target not in written
+    written, _left_out = synthesize.synthesize(dataclasses.replace(SUITE, root=tmp_path), "qwen")
+    assert written and target not in written
     assert target.read_bytes() == before
 
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import accept, cassettes, recordings, report, synthesize_wires
+from . import accept, cassettes, recordings, report, synthesize
 from .checks import check_cell, check_recording, check_route_cell, route_cassettes
 from .gateways import command as gateways_command
 from .locate import require_checkout, suite_root
@@ -245,7 +245,9 @@ def _conformance(
         for key, route, _name, path in route_cassettes(suite, provider, scenario)
     ]
     wire_outcomes = (
-        check_wire_cell(suite, *cell) for cell in synthesize_wires.cells(suite, provider, scenario)
+        check_wire_cell(suite, p, c, wire)
+        for p, c, wire in synthesize.cells(suite, provider, scenario)
+        if wire != cassettes.CHAT
     )
     outcomes += [o for o in wire_outcomes if o is not None]
     if not scenario:
@@ -613,12 +615,11 @@ def _synthesize(suite: Suite, provider: str | None, scenario: str | None) -> int
     from .synthesize import SynthesisError, synthesize
 
     try:
-        paths = synthesize(suite, provider, scenario)
-        wire_paths, left_out = synthesize_wires.synthesize(suite, provider, scenario)
+        paths, left_out = synthesize(suite, provider, scenario)
     except SynthesisError as exc:
         print(f"toolcall: {exc}", file=sys.stderr)
         return 1
-    for path in [*paths, *wire_paths]:
+    for path in paths:
         print(f"wrote {path.relative_to(suite.root)}")
     for line in left_out:
         print(f"left out {line}")

@@ -12,21 +12,18 @@ from __future__ import annotations
 import toolcall
 from toolcall import ToolCallError, Turn
 
-from . import cassettes, cross_wire, recordings, synthesize_wires
+from . import cassettes, cross_wire, recordings, synthesize
 from .checks import Finding, Outcome, splits
 from .event_check import assemble_with_events
 from .profiles import Cell, Provider, Suite
-from .synthesize_wires import Shape
 
 
-def check_wire_cell(
-    suite: Suite, provider: Provider, cell: Cell, wire: str, shape: Shape
-) -> Outcome | None:
+def check_wire_cell(suite: Suite, provider: Provider, cell: Cell, wire: str) -> Outcome | None:
     """Run every check on one synthesized wire cassette; None for a cell left out (its reply
     needs an event no followed recording shows)."""
     try:
-        text = synthesize_wires.cassette_text(suite, provider, cell, wire, shape)
-    except synthesize_wires.Unshown:
+        text = synthesize.cassette_text(suite, provider, cell, wire)
+    except synthesize.Unshown:
         return None
     path = cassettes.cassette_path(suite.cassettes, provider.key, cell.scenario, wire=wire)
     outcome = Outcome(provider.key, cell.scenario, "pass", note="synthesized", wire=wire)
@@ -43,9 +40,9 @@ def check_wire_cell(
     if committed != text:
         findings.append(Finding("stale", where, "what make synthesize writes", "different"))
     followed = {r.name: r for r in recordings.discover(suite.cassettes, wire=wire)}
-    problems = synthesize_wires.structure_problems(
-        body, [followed[name].body() for name in shape.follows]
-    )
+    shape = synthesize.shape(suite, provider.key, wire)
+    follows = shape.follows if shape is not None else ()
+    problems = synthesize.structure_problems(body, [followed[name].body() for name in follows])
     findings += [Finding("structure", where, "the followed recordings' keys", p) for p in problems]
     turns: dict[str, Turn] = {}
     for label, pieces in splits(body, seed=where):
