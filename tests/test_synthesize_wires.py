@@ -16,8 +16,9 @@ import pytest
 import yaml
 
 import toolcall
-from toolcall.harness import cassettes, cross_wire, recordings, synthesize
+from toolcall.harness import cassettes, recordings, synthesize
 from toolcall.harness.cassettes import CHAT, cassette_path
+from toolcall.harness.checks import check_cell, cross_wire
 from toolcall.harness.profiles import ProfileError, load_suite
 from toolcall.harness.synthesize import (
     Shape,
@@ -26,7 +27,6 @@ from toolcall.harness.synthesize import (
     events,
     structure_problems,
 )
-from toolcall.harness.wire_cells import check_wire_cell
 
 ROOT = Path(__file__).parents[1]
 SUITE = load_suite(ROOT)
@@ -159,8 +159,7 @@ def test_cross_wire_check_sees_a_changed_argument() -> None:
 
 @pytest.mark.parametrize(("provider", "cell", "wire", "shape", "text"), RENDERED, ids=RENDERED_IDS)
 def test_conformance_row_passes(provider, cell, wire, shape, text) -> None:  # type: ignore[no-untyped-def]
-    outcome = check_wire_cell(SUITE, provider, cell, wire)
-    assert outcome is not None
+    outcome = check_cell(SUITE, provider, cell, wire)
     assert (outcome.row, outcome.status, outcome.findings) == (f"{provider.key}@{wire}", "pass", [])
 
 
@@ -177,8 +176,8 @@ def test_conformance_row_fails_when_the_shape_changes_under_the_cassette() -> No
         for o in SUITE.wire_offers
     )
     changed = dataclasses.replace(SUITE, wire_offers=offers)
-    outcome = check_wire_cell(changed, provider, cell, wire)
-    assert outcome is not None and outcome.status == "fail"
+    outcome = check_cell(changed, provider, cell, wire)
+    assert outcome.status == "fail"
     checks = {f.check for f in outcome.findings}
     assert {"stale", "structure"} <= checks
 

@@ -24,8 +24,6 @@ from .matrix import COLUMN_BUDGET
 from .peers.external import DEFAULT_TIMEOUT
 from .profiles import DIRECT, ProfileError, Suite, load_suite
 from .record import DEFAULT_DEADLINE, DEFAULT_MAX_BYTES
-from .wire_cells import check_wire_cell
-from .wire_checks import check_wire_recording
 
 #: The commands that write into the checkout (cassettes/, providers.yaml; `gateways` installs
 #: into .gateways/ and needs the committed gateways/ folder).
@@ -244,22 +242,14 @@ def _conformance(
         check_route_cell(suite, key, route, path)
         for key, route, _name, path in route_cassettes(suite, provider, scenario)
     ]
-    wire_outcomes = (
-        check_wire_cell(suite, p, c, wire)
+    outcomes += [
+        check_cell(suite, p, c, wire)
         for p, c, wire in synthesize.cells(suite, provider, scenario)
         if wire != cassettes.CHAT
-    )
-    outcomes += [o for o in wire_outcomes if o is not None]
+    ]
     if not scenario:
-        chat = recordings.discover(
-            suite.cassettes, provider, wire=cassettes.CHAT, keep_unreadable=True
-        )
-        outcomes += [check_recording(suite, r) for r in chat]
-        outcomes += [
-            check_wire_recording(suite, r)
-            for r in recordings.selected(suite, provider)
-            if r.wire != cassettes.CHAT
-        ]
+        found = recordings.selected(suite, provider)
+        outcomes += [check_recording(suite, r) for r in found]
     print(report.text(outcomes))
     if markdown:
         markdown.parent.mkdir(parents=True, exist_ok=True)

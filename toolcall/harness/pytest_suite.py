@@ -20,7 +20,6 @@ from .locate import suite_root
 from .peers.external import Crashed, read_document
 from .profiles import Cell, ProfileError, Provider, Suite, load_suite
 from .verdict import judge
-from .wire_checks import check_wire_recording
 
 _SUITE = pytest.StashKey[Suite]()
 
@@ -168,7 +167,7 @@ def _parametrize_wire_recordings(metafunc: pytest.Metafunc) -> None:
 
 def wire_recording_outcome(config: pytest.Config, recording: recordings.Recording) -> Outcome:
     """The checked outcome of one wire recording."""
-    return check_wire_recording(_suite(config), recording)
+    return check_recording(_suite(config), recording)
 
 
 def route_outcome(config: pytest.Config, cassette: tuple[str, str, str, Path]) -> Outcome:

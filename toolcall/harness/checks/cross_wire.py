@@ -18,9 +18,9 @@ from typing import Any
 import toolcall
 from toolcall import ToolCallError, Turn
 
-from . import cassettes, recordings
-from .checks import Finding, differences
-from .profiles import Suite, WireOffer
+from .. import cassettes, recordings
+from ..profiles import Suite, WireOffer
+from .outcome import Finding, differences
 
 
 def comparable(turn: Turn) -> dict[str, Any]:
