@@ -13,6 +13,7 @@ import json
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 
 from toolcall.harness import matrix, recordings
@@ -169,18 +170,22 @@ def test_each_ai_sdk_provider_reads_a_recording_of_its_wire_over_http(name: str)
     _fails_an_altered_expectation(peer, case)
 
 
-def test_the_wire_server_answers_only_the_wire_path() -> None:
-    import urllib.error
-    import urllib.request
+def test_a_registered_body_is_served_at_its_wire_path_only() -> None:
+    """The one way a recorded body reaches an HTTP client: registered with the simulator for a
+    wire; a client calling another endpoint is told which one serves it."""
+    from toolcall.harness.peers.http_clients import served
 
-    from toolcall.harness.peers.http_wires import answering
-
-    with answering(b"data: {}\n\n", "/v1/messages") as url:
-        right = urllib.request.urlopen(urllib.request.Request(url + "/v1/messages", b"{}"))
-        assert right.read() == b"data: {}\n\n"
-        with pytest.raises(urllib.error.HTTPError) as wrong:
-            urllib.request.urlopen(urllib.request.Request(url + "/v1/chat/completions", b"{}"))
-        assert wrong.value.code == 404 and b"is not /v1/messages" in wrong.value.read()
+    with served(b"data: {}\n\n", "anthropic") as (url, headers):
+        right = httpx.post(url + "/v1/messages", json={"stream": True}, headers=headers)
+        assert (right.status_code, right.content) == (200, b"data: {}\n\n")
+        wrong = httpx.post(url + "/v1/chat/completions", json={"stream": True}, headers=headers)
+        message = wrong.json()["error"]["message"]
+        assert wrong.status_code == 404
+        assert "of the anthropic wire, served at …/v1/messages" in message
+        other = httpx.post(url + "/v1/responses", json={"stream": True}, headers=headers)
+        assert other.status_code == 404 and "not at this responses path" in other.text
+    gone = httpx.post(url + "/v1/messages", json={"stream": True}, headers=headers)
+    assert gone.status_code == 404 and "no registered body" in gone.text
 
 
 def test_the_terminal_gives_the_wire_rows_a_grid_of_their_own_that_fits() -> None:

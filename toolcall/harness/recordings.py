@@ -115,13 +115,6 @@ class Recording:
         found = kept.get("sha256")
         return str(found) if found is not None else None
 
-    @property
-    def content_type(self) -> str:
-        """What the endpoint answers with: Ollama's lines, everyone else's event stream."""
-        if self.provenance.get("framing") == "ndjson":
-            return "application/x-ndjson"
-        return "text/event-stream"
-
     def body(self) -> bytes:
         """The HTTP body the provider sent, as the library reads it."""
         if self.wire == CHAT or self.provenance.get("framing") != "jsonl":
