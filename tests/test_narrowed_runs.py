@@ -44,7 +44,10 @@ def test_a_scenario_selects_no_recordings_and_says_so() -> None:
         "no wire recordings selected by --toolcall-provider=gemini "
         "--toolcall-scenario=single_call (a wire recording belongs to no scenario)"
     ) in out
-    assert "1 passed, 3 skipped" in out
+    assert (
+        "no cut-off streams selected by --toolcall-provider=gemini --toolcall-scenario=single_call"
+    ) in out
+    assert "1 passed, 4 skipped" in out
 
 
 def test_a_typo_in_the_selection_is_one_line() -> None:

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import accept, cassettes, recordings, report, synthesize
-from .checks import check_cell, check_recording, check_route_cell, route_cassettes
+from . import accept, cassettes, recordings, report, streams, synthesize
+from .checks import check_cell, check_cut, check_recording, check_route_cell, route_cassettes
 from .gateways import command as gateways_command
 from .locate import require_checkout, suite_root
 from .matrix import COLUMN_BUDGET
@@ -250,6 +250,7 @@ def _conformance(
     if not scenario:
         found = recordings.selected(suite, provider)
         outcomes += [check_recording(suite, r) for r in found]
+        outcomes += [check_cut(suite, c) for c in streams.cuts(suite, provider)]
     print(report.text(outcomes))
     if markdown:
         markdown.parent.mkdir(parents=True, exist_ok=True)

@@ -48,7 +48,7 @@ from .peers import (
     reads,
 )
 from .peers.external import External, StartFailed, TimedOut, parse_spec
-from .peers.reference import Reference, sse_body
+from .peers.reference import Reference
 from .profiles import Suite
 from .replay import ReplayError, no_network, replay, replay_own_request
 from .verdict import Expected, Verdict, judge
@@ -276,16 +276,30 @@ def cases(
             yield Case(p.key, s.name, chunks, request, _expected(cell.id, body, s.expect), body)
         wants_variant = scenario is None or truncated_only
         if s.name == streams.TRUNCATED_FROM and wants_variant:
-            cut = streams.truncate(chunks)
-            if cut is None:
-                reason = "the arguments arrive in one chunk: there is nothing to cut"
+            cut_body = streams.cut(CHAT, body)
+            if cut_body is None:
+                reason = "the calls arrive in the finishing chunk: there is nothing to cut"
                 matrix.not_applicable.append((p.key, streams.TRUNCATED, reason))
                 continue
-            _check_reference_refuses(f"{p.key}/{streams.TRUNCATED}", cut)
-            cut_body = sse_body(cut)
+            _check_reference_refuses(f"{p.key}/{streams.TRUNCATED}", CHAT, cut_body)
+            cut = streams.decode(cut_body)
             yield Case(p.key, streams.TRUNCATED, cut, request, Expected(truncated=True), cut_body)
     if scenario is None:
         yield from recording_cases(suite, provider)
+        yield from cut_cases(suite, provider)
+
+
+def cut_cases(suite: Suite, provider: str | None) -> Iterator[Case]:
+    """The cut-off variant of every recording of another wire than chat (`streams.cut`), a row
+    `<wire>/<name>_truncated` whose only right answer is to report the cut."""
+    try:
+        found = list(streams.cuts(suite, provider, chat=False))
+    except recordings.RecordingError as exc:
+        raise MatrixError(str(exc)) from None
+    for cut in found:
+        _check_reference_refuses(f"{cut.provider}/{cut.scenario}", cut.wire, cut.body)
+        expected = Expected(truncated=True)
+        yield Case(cut.provider, cut.scenario, [], cut.request, expected, cut.body, cut.wire)
 
 
 def recording_cases(suite: Suite, provider: str | None) -> Iterator[Case]:
@@ -347,10 +361,10 @@ def _expected(where: str, body: bytes, schema: dict[str, Any]) -> Expected:
     )
 
 
-def _check_reference_refuses(where: str, chunks: list[streams.Chunk]) -> None:
+def _check_reference_refuses(where: str, wire: str, body: bytes) -> None:
     """A cut stream must raise TruncatedError in the reference, or the variant is not a cut."""
     try:
-        toolcall.assemble(sse_body(chunks))
+        toolcall.assemble(body, wire=wire)
     except toolcall.TruncatedError:
         return
     except toolcall.ToolCallError as exc:

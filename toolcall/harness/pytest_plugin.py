@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from .checks import Outcome
     from .profiles import Cell, Provider
     from .recordings import Recording
+    from .streams import Cut
 
 #: The outcomes checked in this process, each with its test's place in the collection.
 _OUTCOMES = pytest.StashKey[list[tuple[int, "Outcome"]]]()
@@ -58,6 +59,7 @@ _FIXTURES = (
     "route_cassette",
     "conformance_cell",
     "wire_recording",
+    "cut_stream",
 )
 
 
@@ -185,6 +187,16 @@ def wire_recording_outcome(request: pytest.FixtureRequest, wire_recording: Recor
     from . import pytest_suite
 
     outcome = pytest_suite.wire_recording_outcome(request.config, wire_recording)
+    _keep(request, outcome)
+    return outcome
+
+
+@pytest.fixture
+def cut_outcome(request: pytest.FixtureRequest, cut_stream: Cut) -> Outcome:
+    """The checked outcome of one cut-off variant, on any wire, kept for the report."""
+    from . import pytest_suite
+
+    outcome = pytest_suite.cut_outcome(request.config, cut_stream)
     _keep(request, outcome)
     return outcome
 

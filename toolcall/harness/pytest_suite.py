@@ -14,8 +14,15 @@ from typing import Any
 
 import pytest
 
-from . import cassettes, matrix, recordings, report
-from .checks import Outcome, check_cell, check_recording, check_route_cell, route_cassettes
+from . import cassettes, matrix, recordings, report, streams
+from .checks import (
+    Outcome,
+    check_cell,
+    check_cut,
+    check_recording,
+    check_route_cell,
+    route_cassettes,
+)
 from .locate import suite_root
 from .peers.external import Crashed, read_document
 from .profiles import Cell, ProfileError, Provider, Suite, load_suite
@@ -68,6 +75,8 @@ def parametrize(metafunc: pytest.Metafunc) -> None:
         _parametrize_cells(metafunc)
     if "wire_recording" in metafunc.fixturenames:
         _parametrize_wire_recordings(metafunc)
+    if "cut_stream" in metafunc.fixturenames:
+        _parametrize_cuts(metafunc)
 
 
 def _parametrize_cells(metafunc: pytest.Metafunc) -> None:
@@ -168,6 +177,25 @@ def _parametrize_wire_recordings(metafunc: pytest.Metafunc) -> None:
 def wire_recording_outcome(config: pytest.Config, recording: recordings.Recording) -> Outcome:
     """The checked outcome of one wire recording."""
     return check_recording(_suite(config), recording)
+
+
+def _parametrize_cuts(metafunc: pytest.Metafunc) -> None:
+    """One test per cut-off variant, on every wire; a scenario filter skips them, as it skips
+    the recordings most of them are cut from."""
+    config = metafunc.config
+    found: list[streams.Cut] = []
+    if not config.getoption("--toolcall-scenario"):
+        try:
+            found = list(streams.cuts(_suite(config), config.getoption("--toolcall-provider")))
+        except (ProfileError, recordings.RecordingError) as exc:
+            raise pytest.UsageError(str(exc)) from None
+    ids = [f"{c.provider}@{c.wire}-{c.scenario}" for c in found]
+    _parametrize(metafunc, "cut_stream", found, ids, "cut-off streams")
+
+
+def cut_outcome(config: pytest.Config, cut: streams.Cut) -> Outcome:
+    """The checked outcome of one cut-off variant."""
+    return check_cut(_suite(config), cut)
 
 
 def route_outcome(config: pytest.Config, cassette: tuple[str, str, str, Path]) -> Outcome:

@@ -85,7 +85,6 @@ overrides of it.
 from __future__ import annotations
 
 import json
-import re
 import secrets as random_tokens
 import socket
 import sys
@@ -106,6 +105,7 @@ from . import background, cassettes, recordings, serve_input
 from .cassettes import CHAT, WIRES
 from .profiles import Suite
 from .recordings import Recording
+from .streams import events
 
 FAULTS = ("cut", "429", "500", "drip", "keepalive")
 DEFAULT_DRIP_MS = 50
@@ -384,22 +384,6 @@ class Catalogue:
         if not names:
             raise NoCassette(f"{provider} has no {wire} recording; known: {known}")
         return by_name[names[0]]
-
-
-#: Where an event ends (any of the three line ends, twice: Gemini's API sends CRLF), and a line.
-_BLANK_LINE = re.compile(rb"(\r\n\r\n|\n\n|\r\r)")
-_LINE_END = re.compile(rb"(\r?\n)")
-
-
-def events(body: bytes, wire: str = CHAT) -> list[bytes]:
-    """The body cut where a provider flushes, so each write is one whole event: after each
-    blank line, or after each line on a wire of newline-delimited JSON."""
-    ndjson = WIRE_PATHS[wire].content_type == "application/x-ndjson"
-    parts = (_LINE_END if ndjson else _BLANK_LINE).split(body)
-    out = [text + end for text, end in zip(parts[::2], parts[1::2], strict=False)]
-    if parts[-1]:
-        out.append(parts[-1])
-    return out
 
 
 def wire_request_problem(wire: str, url: SplitResult, request: Any) -> str | None:

@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from .. import cassettes, recordings, serve
+from .. import cassettes, recordings, serve, streams
 from ..peers import Unavailable
 from ..profiles import Suite
 from . import judge, process
@@ -145,8 +145,8 @@ def route_path(provider: str, target: str, fault: str | None) -> str:
 
 def _before_cut(body: bytes) -> bytes:
     """What serve sends of `body` before its `cut` drops the connection: the first half of
-    the events (`serve.events`, as serve cuts them)."""
-    pieces = serve.events(body)
+    the events (`streams.events`, as serve cuts them)."""
+    pieces = streams.events(body)
     return b"".join(pieces[: len(pieces) // 2])
 
 
