@@ -244,15 +244,25 @@ def test_matrix_command_rejects_unknown_implementation_and_bad_spec(
     assert main(["--root", str(ROOT), "matrix", "--external", "broken"]) == 2
 
 
-def test_truncated_scenario_filter_selects_only_the_variants() -> None:
+def test_truncated_scenario_filter_selects_only_the_cut_off_streams_of_every_wire() -> None:
     suite = load_suite(ROOT)
     result = matrix.run(suite, [Reference()], scenario=streams.TRUNCATED)
-    cut = {r.provider for r in result.results}
-    whole = {p for p, s, _why in result.not_applicable if s == streams.TRUNCATED}
+    cut = {r.provider for r in result.results if r.wire == "chat"}
+    uncut = {p for p, s, _why in result.not_applicable if s == streams.TRUNCATED}
     long_cells = [p.cells["long_arguments"] for p in suite.providers.values()]
     fragmented = {c.provider for c in long_cells if c.quirks.get("arguments") == "incremental"}
-    assert cut == fragmented and cut >= {"openai", "deepseek", "kimi", "qwen", "doubao"}
-    assert whole == {c.provider for c in long_cells if c.quirks.get("arguments") == "whole"}
+    assert fragmented >= {"openai", "deepseek", "kimi", "qwen", "doubao"}
+    # Whole calls are cut after the call (GLM, Grok), unless the call is in the finishing chunk.
+    assert cut == fragmented | {"glm", "grok"} and uncut == {"gemini"}
+    chat = {r.scenario for r in result.results if r.wire == "chat"}
+    wires = {r.wire for r in result.results if r.scenario.endswith(streams.CUT_SUFFIX)}
+    assert chat == {streams.TRUNCATED} and wires == {
+        "chat",
+        "responses",
+        "anthropic",
+        "gemini",
+        "ollama",
+    }
     assert all(r.verdict.passed for r in result.results)
 
 

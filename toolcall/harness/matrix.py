@@ -286,17 +286,21 @@ def cases(
             yield Case(p.key, streams.TRUNCATED, cut, request, Expected(truncated=True), cut_body)
     if scenario is None:
         yield from recording_cases(suite, provider)
+    if scenario is None or truncated_only:
         yield from cut_cases(suite, provider)
 
 
 def cut_cases(suite: Suite, provider: str | None) -> Iterator[Case]:
     """The cut-off variant of every recording of another wire than chat (`streams.cut`), a row
-    `<wire>/<name>_truncated` whose only right answer is to report the cut."""
+    `<wire>/<name>_truncated` whose only right answer is to report the cut; narrowed to a
+    provider as the recordings' own cases are (the provider their provenance names)."""
     try:
-        found = list(streams.cuts(suite, provider, chat=False))
+        found = list(streams.cuts(suite, chat=False))
     except recordings.RecordingError as exc:
         raise MatrixError(str(exc)) from None
     for cut in found:
+        if provider is not None and cut.provider != provider:
+            continue
         _check_reference_refuses(f"{cut.provider}/{cut.scenario}", cut.wire, cut.body)
         expected = Expected(truncated=True)
         yield Case(cut.provider, cut.scenario, [], cut.request, expected, cut.body, cut.wire)
