@@ -289,8 +289,9 @@ def test_unavailable_implementation_is_listed_not_fatal(monkeypatch: pytest.Monk
 
 def test_truncated_variant_keeps_the_envelope_and_the_reference_refuses_it() -> None:
     chunks = _chunks("openai", "long_arguments")
-    cut = streams.truncate(chunks)
-    assert cut is not None
+    cut_body = streams.cut("chat", sse_body(chunks))
+    assert cut_body is not None
+    cut = streams.decode(cut_body)
     finish = cut[-2]
     assert list(finish) == list(chunks[-2])
     assert finish["choices"][0] == {
@@ -302,8 +303,11 @@ def test_truncated_variant_keeps_the_envelope_and_the_reference_refuses_it() -> 
     assert cut[-1] == chunks[-1]  # the usage-only chunk follows, as the provider sends it
     assert len(chunks) // 3 < len(cut) < len(chunks) * 2 // 3
     with pytest.raises(toolcall.TruncatedError):
-        toolcall.assemble(sse_body(cut))
-    assert streams.truncate(_chunks("glm", "long_arguments")) is None
+        toolcall.assemble(cut_body)
+    # Whole calls are cut after the call, unless the call is in the finishing chunk (Gemini).
+    glm = streams.cut("chat", sse_body(_chunks("glm", "long_arguments")))
+    assert glm is not None and b'"finish_reason":"length"' in glm
+    assert streams.cut("chat", sse_body(_chunks("gemini", "long_arguments"))) is None
 
 
 # Verdicts, on answers made by hand.
