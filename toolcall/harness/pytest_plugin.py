@@ -149,7 +149,7 @@ def _keep(request: pytest.FixtureRequest, outcome: Outcome) -> None:
 
 @pytest.fixture
 def conformance_outcome(
-    request: pytest.FixtureRequest, conformance_cell: tuple[Provider, Cell]
+    request: pytest.FixtureRequest, conformance_cell: tuple[Provider, Cell, str]
 ) -> Outcome:
     """The checked outcome of this test's cell, also kept for the end-of-run matrix."""
     from . import pytest_suite

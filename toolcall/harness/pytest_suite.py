@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from . import cassettes, matrix, recordings, report, streams
+from . import cassettes, matrix, recordings, report, streams, synthesize
 from .checks import (
     Outcome,
     check_cell,
@@ -80,20 +80,24 @@ def parametrize(metafunc: pytest.Metafunc) -> None:
 
 
 def _parametrize_cells(metafunc: pytest.Metafunc) -> None:
+    """One test per provider x scenario cell on chat, then per cell synthesized on each other
+    wire a provider offers (`provider@wire` rows)."""
     config = metafunc.config
     provider = config.getoption("--toolcall-provider")
     scenario = config.getoption("--toolcall-scenario")
     try:
-        cells = _suite(config).cells(provider, scenario)
+        suite = _suite(config)
+        chat = [(p, c, cassettes.CHAT) for p, _s, c in suite.cells(provider, scenario)]
+        wires = [
+            (p, c, wire)
+            for p, c, wire in synthesize.cells(suite, provider, scenario)
+            if wire != cassettes.CHAT
+        ]
     except ProfileError as exc:
         raise pytest.UsageError(str(exc)) from None
-    _parametrize(
-        metafunc,
-        "conformance_cell",
-        [(p, c) for p, _s, c in cells],
-        [f"{p.key}-{s.name}" for p, s, _c in cells],
-        "provider x scenario cells",
-    )
+    ids = [f"{p.key}-{c.scenario}" for p, c, _w in chat]
+    ids += [f"{p.key}@{wire}-{c.scenario}" for p, c, wire in wires]
+    _parametrize(metafunc, "conformance_cell", chat + wires, ids, "provider x scenario cells")
 
 
 def _parametrize(
@@ -119,10 +123,10 @@ def _parametrize(
     metafunc.parametrize(name, [skipped], ids=["none-selected"])
 
 
-def cell_outcome(config: pytest.Config, cell: tuple[Provider, Cell]) -> Outcome:
-    """The checked outcome of one provider x scenario cell."""
-    provider, checked = cell
-    return check_cell(_suite(config), provider, checked)
+def cell_outcome(config: pytest.Config, cell: tuple[Provider, Cell, str]) -> Outcome:
+    """The checked outcome of one provider x scenario cell on its wire."""
+    provider, checked, wire = cell
+    return check_cell(_suite(config), provider, checked, wire)
 
 
 def _parametrize_recordings(metafunc: pytest.Metafunc) -> None:

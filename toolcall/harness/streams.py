@@ -7,8 +7,9 @@ SSE decoder, which the conformance suite has already checked byte by byte), on t
 the body as it came.
 
 The cut-off variant answers the question a cut-off turn asks of a client: does it notice? It is
-made from a real stream (a provider's `long_arguments` cassette on chat, each published
-recording on the other wires) the same way on every wire: the events that carry call arguments
+made from a stream of the suite (a provider's `long_arguments` cassette, on chat and on each
+wire it is synthesized on, and each published recording of the other wires) the same way on
+every wire: the events that carry call arguments
 are counted, the stream is cut after half of them (after the only one, when the calls arrive
 whole in one event: the turn still ended at its limit, after the call), and it is closed with
 that wire's own ending for a cut, made from the stream's own final event (same envelope, key
@@ -36,7 +37,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import cassettes, recordings, walk
+from . import cassettes, recordings, synthesize, walk
 from .cassettes import CHAT
 from .profiles import Suite
 
@@ -110,23 +111,26 @@ def cut(wire: str, body: bytes) -> bytes | None:
 
 
 def cuts(suite: Suite, provider: str | None = None, *, chat: bool = True) -> Iterator[Cut]:
-    """Every cut-off variant of the suite, narrowed to a provider as PROVIDER= means it: on chat
-    (unless `chat` is false) each provider's `long_arguments` cassette cut, then each recording
-    of the other wires."""
-    cells = suite.cells(provider, TRUNCATED_FROM) if chat else []
-    for prov, _scenario, cell in cells:
+    """Every cut-off variant of the suite, narrowed to a provider as PROVIDER= means it: each
+    provider's `long_arguments` cassette cut on chat (unless `chat` is false) and on each other
+    wire it is synthesized on, then each recording of the other wires."""
+    chats = suite.cells(provider, TRUNCATED_FROM) if chat else []
+    cells = [(prov, cell, CHAT) for prov, _scenario, cell in chats]
+    synthesized = synthesize.cells(suite, provider, TRUNCATED_FROM)
+    cells += [(prov, cell, wire) for prov, cell, wire in synthesized if wire != CHAT]
+    for prov, cell, wire in cells:
         if cell.not_applicable:
             continue
-        path = cassettes.cassette_path(suite.cassettes, prov.key, cell.scenario)
+        path = cassettes.cassette_path(suite.cassettes, prov.key, cell.scenario, wire=wire)
         try:
             body = cassettes.response_body(cassettes.load(path))
         except cassettes.CassetteError:
             continue  # the cell's own check reports the cassette
-        found = cut(CHAT, body)
+        found = cut(wire, body)
         if found is not None:
             source = str(path.relative_to(suite.root))
             request = suite.request_body(prov, cell)
-            yield Cut(prov.key, CHAT, TRUNCATED, source, found, request)
+            yield Cut(prov.key, wire, TRUNCATED, source, found, request)
     for recording in recordings.selected(suite, provider):
         if recording.wire == CHAT or recording.problem is not None:
             continue
