@@ -6,7 +6,9 @@ wire's path (`http_clients.served`, as every HTTP client of the matrix is), then
 `get_final_response()`, which is what the SDK's stream state accumulates from the events (it takes
 the items `response.completed` hands over). Each `function_call` item is one call: its `call_id`,
 `name` and `arguments`. An error the SDK reports from the stream (an `error` event,
-`response.failed`) is an answer, not a crash; a failed connection is not.
+`response.failed`) is an answer, not a crash, and so is `get_final_response()` refusing a stream
+that never completed (`response.incomplete`: the user gets no calls to run, which is the cut
+reported); a failed connection is not.
 """
 
 from __future__ import annotations
@@ -60,7 +62,10 @@ class OpenAIResponsesStream:
             ) as stream:
                 for _event in stream:
                     pass
-                final = stream.get_final_response()
+                try:
+                    final = stream.get_final_response()
+                except RuntimeError as exc:  # the SDK's word for a response that never completed
+                    return Assembled(error=f"{type(exc).__name__}: {exc}")
         except openai.APIConnectionError:
             raise
         except openai.APIError as exc:
