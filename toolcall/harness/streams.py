@@ -15,7 +15,8 @@ whole in one event: the turn still ended at its limit, after the call), and it i
 that wire's own ending for a cut, made from the stream's own final event (same envelope, key
 order and usage placement):
 
-- chat completions: `finish_reason: "length"` with an empty delta;
+- chat completions: `finish_reason: "length"`, the final chunk's delta kept without its calls
+  (GLM's carries the `role`, which a client may need);
 - Responses: `response.incomplete`, status `incomplete`, `incomplete_details.reason:
   "max_output_tokens"`;
 - Anthropic Messages: the open block stopped, then `stop_reason: "max_tokens"`;
@@ -190,7 +191,8 @@ def _chat_carries(chunk: Event) -> bool:
 
 def _chat_close(_kept: list[Event], final: Event) -> list[Event]:
     choice = final["choices"][0]
-    choice["delta"] = {}
+    delta = choice.get("delta") or {}
+    choice["delta"] = {key: value for key, value in delta.items() if key != "tool_calls"}
     choice["finish_reason"] = "length"
     return [final]
 
