@@ -33,7 +33,7 @@ from toolcall import (
     TurnDone,
 )
 from toolcall._json import backend
-from toolcall.harness import wire_recordings
+from toolcall.harness import recordings
 from toolcall.harness.event_check import event_problems
 
 CALLS: list[wire_bodies.Call] = [("add", {"a": 1}), ("multiply", {"b": 2})]
@@ -425,7 +425,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def gemini_recordings() -> list[Any]:
-    return [r for r in wire_recordings.discover(ROOT / "cassettes") if r.wire == "gemini"]
+    return [r for r in recordings.discover(ROOT / "cassettes") if r.wire == "gemini"]
 
 
 @pytest.mark.parametrize("pretty", [False, True], ids=["compact", "pretty"])

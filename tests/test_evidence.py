@@ -19,14 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from toolcall.harness import cassettes, published, remedy, structure, synthesize, walk
+from toolcall.harness import cassettes, recordings, remedy, structure, synthesize, walk
 from toolcall.harness.checks import check_cell, check_recording
 from toolcall.harness.profiles import DIRECT, STRUCTURE, load_suite
 from toolcall.harness.replay import replay_own_request
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = load_suite(ROOT)
-RECORDINGS = published.discover(SUITE.cassettes)
+RECORDINGS = recordings.discover(SUITE.cassettes, wire="chat")
 FIRST_PARTY_TURNS = [
     r for r in RECORDINGS if r.origin == "first-party" and "error" not in r.expected
 ]
@@ -35,8 +35,8 @@ REDISTRIBUTABLE = {"Apache-2.0", "MIT", "CC-BY-4.0"}
 EVIDENCE_ORIGIN = {"first-party": "first-party", "relay": "relay", "documentation": "documentation"}
 
 
-def ids(recordings: list[published.Recording]) -> list[str]:
-    return [r.id for r in recordings]
+def ids(found: list[recordings.Recording]) -> list[str]:
+    return [r.id for r in found]
 
 
 # -- (a) provenance ------------------------------------------------------------------------------
@@ -55,15 +55,15 @@ def test_every_provider_has_evidence() -> None:
 
 
 @pytest.mark.parametrize("recording", RECORDINGS, ids=ids(RECORDINGS))
-def test_recording_is_verbatim_and_redistributable(recording: published.Recording) -> None:
+def test_recording_is_verbatim_and_redistributable(recording: recordings.Recording) -> None:
     assert recording.provenance["license"] in REDISTRIBUTABLE, recording.provenance["license"]
     body = cassettes.response_body(cassettes.load(recording.path))
-    source = published.source_bytes(body, recording.provenance)
-    assert published.sha256(source) == recording.provenance["sha256"]
+    source = recordings.source_bytes(body, recording.provenance)
+    assert recordings.sha256(source) == recording.provenance["sha256"]
 
 
 def test_a_changed_byte_is_caught(tmp_path: Path) -> None:
-    original = next(r for r in RECORDINGS if r.stem.startswith("fantasy_gpt-4o"))
+    original = next(r for r in RECORDINGS if r.name.startswith("fantasy_gpt-4o"))
     folder = tmp_path / "cassettes" / "openai" / "published"
     folder.mkdir(parents=True)
     text = original.path.read_text(encoding="utf-8")
@@ -71,7 +71,7 @@ def test_a_changed_byte_is_caught(tmp_path: Path) -> None:
         text.replace('"arguments":": 2, "', '"arguments":": 7, "', 1), "utf-8"
     )
     shutil.copy(original.expected_path, folder / original.expected_path.name)
-    (tampered,) = published.discover(tmp_path / "cassettes")
+    (tampered,) = recordings.discover(tmp_path / "cassettes", wire="chat")
     outcome = check_recording(SUITE, tampered)
     checks = {f.check for f in outcome.findings}
     assert {"verbatim", "expected"} <= checks, outcome.report()
@@ -82,17 +82,18 @@ def test_a_recording_without_an_expectation_is_refused(tmp_path: Path) -> None:
     folder = tmp_path / original.provider / "published"
     folder.mkdir(parents=True)
     shutil.copy(original.path, folder / original.path.name)
-    with pytest.raises(published.PublishedError, match="no expectation beside it"):
-        published.discover(tmp_path)
+    with pytest.raises(recordings.RecordingError, match="no expectation beside it"):
+        recordings.discover(tmp_path, wire="chat")
 
 
 def test_synthesize_never_overwrites_published_or_recorded(tmp_path: Path) -> None:
     target = tmp_path / "cassettes" / "qwen" / "single_call.yaml"
     target.parent.mkdir(parents=True)
     shutil.copy(RECORDINGS[0].path, target)
+    shutil.copytree(SUITE.cassettes / "wires", tmp_path / "cassettes" / "wires")
     before = target.read_bytes()
-    written = synthesize.synthesize(dataclasses.replace(SUITE, root=tmp_path), "qwen")
-    assert target not in written
+    written, _left_out = synthesize.synthesize(dataclasses.replace(SUITE, root=tmp_path), "qwen")
+    assert written and target not in written
     assert target.read_bytes() == before
 
 
@@ -100,7 +101,7 @@ def test_synthesize_never_overwrites_published_or_recorded(tmp_path: Path) -> No
 
 
 def test_declared_quirks_name_recordings_of_the_claimed_kind() -> None:
-    by_stem = {(r.provider, r.stem): r for r in RECORDINGS}
+    by_stem = {(r.provider, r.name): r for r in RECORDINGS}
     problems = []
     for provider in SUITE.providers.values():
         for quirk, entry in provider.quirk_evidence.items():
@@ -127,11 +128,11 @@ def test_declared_quirks_name_recordings_of_the_claimed_kind() -> None:
 
 
 @pytest.mark.parametrize("recording", FIRST_PARTY_TURNS, ids=ids(FIRST_PARTY_TURNS))
-def test_synthesis_has_the_recordings_structure(recording: published.Recording) -> None:
+def test_synthesis_has_the_recordings_structure(recording: recordings.Recording) -> None:
     provider = SUITE.providers[recording.provider]
     body = replay_own_request(recording.path).body
     differences = structure.compare_recording(SUITE, recording, body)
-    waiver = provider.waivers.get((recording.stem, STRUCTURE))
+    waiver = provider.waivers.get((recording.name, STRUCTURE))
     if waiver is not None:
         # A waiver must still be needed, or it hides the next real difference.
         assert differences, f"{recording.id}: the structure waiver is no longer needed"
@@ -169,7 +170,8 @@ def test_a_mistaken_profile_is_caught_by_the_recording(tmp_path: Path) -> None:
     cells = [check_cell(mistaken, qwen, qwen.cells["single_call"])]
     assert [c.status for c in cells] == ["pass"], cells[0].report()
     contradicted = [
-        check_recording(mistaken, r) for r in published.discover(mistaken.cassettes, "qwen")
+        check_recording(mistaken, r)
+        for r in recordings.discover(mistaken.cassettes, "qwen", wire="chat")
     ]
     lines = [f.line() for outcome in contradicted for f in outcome.findings]
     assert any(
@@ -177,7 +179,9 @@ def test_a_mistaken_profile_is_caught_by_the_recording(tmp_path: Path) -> None:
         for line in lines
     ), lines
     recording = next(
-        r for r in published.discover(mistaken.cassettes, "qwen") if r.stem.endswith("tool-call")
+        r
+        for r in recordings.discover(mistaken.cassettes, "qwen", wire="chat")
+        if r.name.endswith("tool-call")
     )
     body = replay_own_request(recording.path).body
     assert any("id" in line for line in structure.compare_recording(mistaken, recording, body))
@@ -187,7 +191,7 @@ def test_a_mistaken_profile_is_caught_by_the_recording(tmp_path: Path) -> None:
 
 
 def test_route_changes_name_recordings_through_that_route() -> None:
-    by_stem = {r.stem: r for r in RECORDINGS}
+    by_stem = {r.name: r for r in RECORDINGS}
     problems = []
     for route in SUITE.routes.values():
         for provider, declared in route.change_evidence.items():
@@ -215,7 +219,7 @@ def test_relayed_kimi_recordings_rest_on_their_routes_not_on_waivers() -> None:
     routed = [r for r in RECORDINGS if r.provider == "kimi" and r.route != DIRECT]
     assert len(routed) == 10
     waived = {stem for stem, _quirk in SUITE.providers["kimi"].waivers}
-    assert waived.isdisjoint(r.stem for r in routed)
+    assert waived.isdisjoint(r.name for r in routed)
     for recording in routed:
         outcome = check_recording(SUITE, recording)
         assert outcome.status == "pass", outcome.report()
@@ -240,7 +244,9 @@ def test_a_route_change_the_recording_does_not_show_is_caught(tmp_path: Path) ->
     )
     suite = load_suite(root)
     (recording,) = [
-        r for r in published.discover(suite.cassettes, "kimi") if r.route == "openrouter-deepinfra"
+        r
+        for r in recordings.discover(suite.cassettes, "kimi", wire="chat")
+        if r.route == "openrouter-deepinfra"
     ]
     lines = [f.line() for f in check_recording(suite, recording).findings]
     assert any(
@@ -266,7 +272,9 @@ def test_a_route_without_its_change_leaves_the_recording_unexplained(tmp_path: P
     )
     suite = load_suite(_suite_with_routes(tmp_path, (line, "")))
     (recording,) = [
-        r for r in published.discover(suite.cassettes, "kimi") if r.route == "openrouter-baseten"
+        r
+        for r in recordings.discover(suite.cassettes, "kimi", wire="chat")
+        if r.route == "openrouter-baseten"
     ]
     outcome = check_recording(suite, recording)
     assert outcome.status == "fail"
@@ -277,16 +285,16 @@ def test_a_route_without_its_change_leaves_the_recording_unexplained(tmp_path: P
 # -- (f) the same stream under two labels ---------------------------------------------------------
 
 
-def _bodies(recordings: list[published.Recording]) -> dict[str, bytes]:
+def _bodies(recordings: list[recordings.Recording]) -> dict[str, bytes]:
     return {
-        f"{r.provider}/{r.stem}": cassettes.response_body(cassettes.load(r.path))
+        f"{r.provider}/{r.name}": cassettes.response_body(cassettes.load(r.path))
         for r in recordings
     }
 
 
 def test_no_two_published_recordings_are_one_stream_unless_they_say_so() -> None:
-    groups = published.duplicates(_bodies(RECORDINGS))
-    by_label = {f"{r.provider}/{r.stem}": r for r in RECORDINGS}
+    groups = recordings.duplicates(_bodies(RECORDINGS))
+    by_label = {f"{r.provider}/{r.name}": r for r in RECORDINGS}
     declared = {label: set(r.provenance.get("same_stream_as", [])) for label, r in by_label.items()}
     found: dict[str, set[str]] = {label: set() for label in by_label}
     for group in groups:
@@ -299,13 +307,13 @@ def test_the_duplicate_check_finds_one_stream_under_two_labels() -> None:
     """Six Kimi recordings share their call ids (`functions.add:0`); only the same generation
     (chunk ids too) is one stream, and a copy of one is found."""
     bodies = _bodies([r for r in RECORDINGS if r.provider == "kimi"])
-    assert published.duplicates(bodies) == []
+    assert recordings.duplicates(bodies) == []
     baseten = bodies["kimi/fantasy_openrouter-baseten_kimi-k2_multi_tool"]
     bodies["kimi/relabelled"] = baseten.replace(b'"provider":"BaseTen"', b'"provider":"Other"')
-    assert published.duplicates(bodies) == [
+    assert recordings.duplicates(bodies) == [
         ("kimi/fantasy_openrouter-baseten_kimi-k2_multi_tool", "kimi/relabelled")
     ]
-    ids = {published.stream_identity(body)[1] for body in bodies.values()}
+    ids = {recordings.stream_identity(body)[1] for body in bodies.values()}
     assert (("functions.add:0", "functions.multiply:1")) in ids
     with pytest.raises(walk.UnreadableStream):
-        published.stream_identity(b"data: {not json}\n\n")
+        recordings.stream_identity(b"data: {not json}\n\n")

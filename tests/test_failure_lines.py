@@ -19,7 +19,7 @@ from tests import stream_edit
 from toolcall.harness import cassettes, remedy
 from toolcall.harness.checks import Finding, Outcome, check_cell, check_recording
 from toolcall.harness.profiles import load_suite
-from toolcall.harness.published import discover
+from toolcall.harness.recordings import discover
 from toolcall.harness.report import summary, text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -94,12 +94,16 @@ def test_a_scenario_override_is_named_where_it_is_declared() -> None:
 
 def test_a_broken_expectation_names_its_expected_json(suite_copy: Path) -> None:
     suite = load_suite(suite_copy)
-    (recording,) = [r for r in discover(suite.cassettes, "qwen") if r.stem.endswith("tool-call")]
-    expected = recording.path.with_name(recording.stem + ".expected.json")
+    (recording,) = [
+        r for r in discover(suite.cassettes, "qwen", wire="chat") if r.name.endswith("tool-call")
+    ]
+    expected = recording.path.with_name(recording.name + ".expected.json")
     document = json.loads(expected.read_text(encoding="utf-8"))
     document["tool_calls"][0]["name"] = "not_weather"
     expected.write_text(json.dumps(document), encoding="utf-8")
-    (recording,) = [r for r in discover(suite.cassettes, "qwen") if r.stem == recording.stem]
+    (recording,) = [
+        r for r in discover(suite.cassettes, "qwen", wire="chat") if r.name == recording.name
+    ]
     outcome = check_recording(suite, recording)
     line = outcome.failure()
     assert line.startswith(
@@ -173,7 +177,9 @@ def test_a_recording_that_contradicts_the_profile_names_the_quirks_line(suite_co
     lines[number - 1] = lines[number - 1].replace("{value: empty,", "{value: absent,")
     providers.write_text("".join(lines), encoding="utf-8")
     suite = load_suite(suite_copy)
-    (recording,) = [r for r in discover(suite.cassettes, "qwen") if r.stem.endswith("tool-call")]
+    (recording,) = [
+        r for r in discover(suite.cassettes, "qwen", wire="chat") if r.name.endswith("tool-call")
+    ]
     line = check_recording(suite, recording).failure()
     assert f"edit providers.yaml:{number} (providers.qwen.quirks.later_id)" in line, line
     assert "or waive it for vercel-ai_qwen3-max-tool-call with the reason (providers.yaml:" in line

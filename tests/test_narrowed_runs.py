@@ -47,7 +47,11 @@ def test_a_scenario_selects_no_recordings_and_says_so() -> None:
         "no wire recordings selected by --toolcall-provider=gemini "
         "--toolcall-scenario=single_call (a wire recording belongs to no scenario)"
     ) in out
-    assert f"{1 + routed} passed, {3 - min(routed, 1)} skipped" in out
+    assert (
+        "no cut-off streams selected by --toolcall-provider=gemini --toolcall-scenario=single_call"
+    ) in out
+    # gemini and gemini@gemini single_call, and any route a user recorded it through
+    assert f"{2 + routed} passed, {4 - min(routed, 1)} skipped" in out
 
 
 def test_a_typo_in_the_selection_is_one_line() -> None:

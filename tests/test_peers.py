@@ -244,15 +244,29 @@ def test_matrix_command_rejects_unknown_implementation_and_bad_spec(
     assert main(["--root", str(ROOT), "matrix", "--external", "broken"]) == 2
 
 
-def test_truncated_scenario_filter_selects_only_the_variants() -> None:
+def test_truncated_scenario_filter_selects_only_the_cut_off_streams_of_every_wire() -> None:
     suite = load_suite(ROOT)
     result = matrix.run(suite, [Reference()], scenario=streams.TRUNCATED)
-    cut = {r.provider for r in result.results}
-    whole = {p for p, s, _why in result.not_applicable if s == streams.TRUNCATED}
+    cut = {r.provider for r in result.results if r.wire == "chat"}
+    uncut = {p for p, s, _why in result.not_applicable if s == streams.TRUNCATED}
     long_cells = [p.cells["long_arguments"] for p in suite.providers.values()]
     fragmented = {c.provider for c in long_cells if c.quirks.get("arguments") == "incremental"}
-    assert cut == fragmented and cut >= {"openai", "deepseek", "kimi", "qwen", "doubao"}
-    assert whole == {c.provider for c in long_cells if c.quirks.get("arguments") == "whole"}
+    assert fragmented >= {"openai", "deepseek", "kimi", "qwen", "doubao"}
+    # Whole calls are cut after the call (GLM, Grok), unless the call is in the finishing chunk.
+    applicable = {c.provider for c in long_cells if not c.not_applicable}
+    whole = {c.provider for c in long_cells if c.quirks.get("arguments") == "whole"}
+    assert cut | uncut == applicable and not cut & uncut
+    assert cut >= fragmented | {"glm", "grok"}
+    assert "gemini" in uncut and uncut <= whole
+    chat = {r.scenario for r in result.results if r.wire == "chat"}
+    wires = {r.wire for r in result.results if r.scenario.endswith(streams.CUT_SUFFIX)}
+    assert chat == {streams.TRUNCATED} and wires == {
+        "chat",
+        "responses",
+        "anthropic",
+        "gemini",
+        "ollama",
+    }
     assert all(r.verdict.passed for r in result.results)
 
 
@@ -279,8 +293,9 @@ def test_unavailable_implementation_is_listed_not_fatal(monkeypatch: pytest.Monk
 
 def test_truncated_variant_keeps_the_envelope_and_the_reference_refuses_it() -> None:
     chunks = _chunks("openai", "long_arguments")
-    cut = streams.truncate(chunks)
-    assert cut is not None
+    cut_body = streams.cut("chat", sse_body(chunks))
+    assert cut_body is not None
+    cut = streams.decode(cut_body)
     finish = cut[-2]
     assert list(finish) == list(chunks[-2])
     assert finish["choices"][0] == {
@@ -292,8 +307,11 @@ def test_truncated_variant_keeps_the_envelope_and_the_reference_refuses_it() -> 
     assert cut[-1] == chunks[-1]  # the usage-only chunk follows, as the provider sends it
     assert len(chunks) // 3 < len(cut) < len(chunks) * 2 // 3
     with pytest.raises(toolcall.TruncatedError):
-        toolcall.assemble(sse_body(cut))
-    assert streams.truncate(_chunks("glm", "long_arguments")) is None
+        toolcall.assemble(cut_body)
+    # Whole calls are cut after the call, unless the call is in the finishing chunk (Gemini).
+    glm = streams.cut("chat", sse_body(_chunks("glm", "long_arguments")))
+    assert glm is not None and b'"finish_reason":"length"' in glm
+    assert streams.cut("chat", sse_body(_chunks("gemini", "long_arguments"))) is None
 
 
 # Verdicts, on answers made by hand.

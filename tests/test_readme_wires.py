@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from toolcall.harness import background
-from toolcall.harness.wire_recordings import discover
+from toolcall.harness.recordings import discover
 
 ROOT = Path(__file__).resolve().parents[1]
 BODIES = {
@@ -31,7 +31,7 @@ def readme_example() -> str:
 @contextlib.contextmanager
 def serving() -> Iterator[str]:
     """A local server answering each path with its recording's body, in small writes."""
-    by_name = {r.name: r for r in discover(ROOT / "cassettes")}
+    by_name = {r.name: r for r in [r for r in discover(ROOT / "cassettes") if r.wire != "chat"]}
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:

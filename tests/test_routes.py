@@ -24,7 +24,7 @@ from jsonschema import Draft202012Validator
 from toolcall.harness import accept, background, cli, report, roundtrip, serve
 from toolcall.harness.checks import check_cell, check_recording, check_route_cell
 from toolcall.harness.profiles import ProfileError, format_schema, load_routes, load_suite
-from toolcall.harness.published import discover
+from toolcall.harness.recordings import discover
 
 ROOT = Path(__file__).resolve().parent.parent
 #: A routing header's value long enough to be a credential: it must never be written or printed.
@@ -230,7 +230,7 @@ def test_a_malformed_route_names_its_path(
 
 def test_reports_carry_the_route() -> None:
     suite = load_suite(ROOT)
-    outcomes = [check_recording(suite, r) for r in discover(suite.cassettes, "kimi")]
+    outcomes = [check_recording(suite, r) for r in discover(suite.cassettes, "kimi", wire="chat")]
     document = report.document(outcomes)
     Draft202012Validator(format_schema("reports.schema.json")).validate(document)
     routes = {o["route"] for o in document["outcomes"]}

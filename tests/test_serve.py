@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 import toolcall
-from toolcall.harness import cassettes, published, serve
+from toolcall.harness import cassettes, recordings, serve
 from toolcall.harness.peers import Assembled, Unavailable, http_clients
 from toolcall.harness.peers.external import Crashed
 from toolcall.harness.profiles import load_suite
@@ -68,12 +68,12 @@ def test_streams_one_event_per_write(server: serve.Running) -> None:
 
 
 def test_scenario_and_published_recording_by_header(server: serve.Running) -> None:
-    recording = published.discover(SUITE.cassettes, "qwen")[0]
+    recording = recordings.discover(SUITE.cassettes, "qwen", wire="chat")[0]
     response = post(
         server,
         "qwen",
         {"stream": True, "messages": []},
-        **{"X-Toolcall-Scenario": f"published/{recording.stem}"},
+        **{"X-Toolcall-Scenario": f"published/{recording.name}"},
     )
     assert response.status_code == 200
     assert response.content == cassettes.response_body(cassettes.load(recording.path))
@@ -276,8 +276,8 @@ def test_path_wins_over_header_and_body(server: serve.Running) -> None:
 
 
 def test_published_recording_in_the_path(server: serve.Running) -> None:
-    recording = published.discover(SUITE.cassettes, "qwen")[0]
-    path = f"/qwen/published/{recording.stem}/v1/chat/completions"
+    recording = recordings.discover(SUITE.cassettes, "qwen", wire="chat")[0]
+    path = f"/qwen/published/{recording.name}/v1/chat/completions"
     response = post_path(server, path, {"stream": True})
     assert response.status_code == 200
     assert response.content == cassettes.response_body(cassettes.load(recording.path))
@@ -369,10 +369,10 @@ def test_a_body_nested_deep_is_captured_as_its_size_and_the_capture_still_answer
 
 
 def test_url_chooses_in_the_path(server: serve.Running) -> None:
-    recording = published.discover(SUITE.cassettes, "glm")[0]
-    by_recording = server.url("glm", f"published/{recording.stem}")
+    recording = recordings.discover(SUITE.cassettes, "glm", wire="chat")[0]
+    by_recording = server.url("glm", f"published/{recording.name}")
     assert serve.route(urlsplit(by_recording).path + "/chat/completions") == serve.Route(
-        "glm", f"published/{recording.stem}", None
+        "glm", f"published/{recording.name}", None
     )
     response = httpx.post(by_recording + "/chat/completions", json={"stream": True}, timeout=10)
     assert response.content == cassettes.response_body(cassettes.load(recording.path))

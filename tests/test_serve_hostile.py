@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolcall.harness import cassettes, cli, published, serve, serve_input
+from toolcall.harness import cassettes, cli, recordings, serve, serve_input
 from toolcall.harness.profiles import load_suite
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -115,11 +115,11 @@ def test_no_existence_oracle(server: serve.Running) -> None:
 
 
 def test_real_recordings_still_served(server: serve.Running) -> None:
-    recording = published.discover(SUITE.cassettes, "kimi")[0]
+    recording = recordings.discover(SUITE.cassettes, "kimi", wire="chat")[0]
     response = httpx.post(
         server.url("kimi") + "/chat/completions",
         json={"stream": True},
-        headers={"X-Toolcall-Scenario": f"published/{recording.stem}"},
+        headers={"X-Toolcall-Scenario": f"published/{recording.name}"},
     )
     assert response.content == cassettes.response_body(cassettes.load(recording.path))
 

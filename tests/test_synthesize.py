@@ -13,6 +13,7 @@ import dataclasses
 import functools
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -114,15 +115,14 @@ def test_fingerprint_matches_declared_quirks(provider: Provider, cell: Cell) -> 
 
 
 @pytest.mark.parametrize(("provider", "cell"), SYNTHESIZED, ids=cell_ids(SYNTHESIZED))
-def test_committed_cassette_is_current(provider: Provider, cell: Cell, tmp_path: Path) -> None:
+def test_committed_cassette_is_current(provider: Provider, cell: Cell) -> None:
     committed = cassettes.cassette_path(SUITE.cassettes, provider.key, cell.scenario)
     command = f"make synthesize PROVIDER={provider.key} SCENARIO={cell.scenario}"
     assert committed.is_file(), f"{committed} is missing: run {command}"
     if cassettes.evidence_kind(committed) != "synthesized":
         pytest.skip(f"{committed.name} is {cassettes.evidence_kind(committed)} evidence")
-    scratch = dataclasses.replace(SUITE, root=tmp_path)
-    (fresh,) = synthesize(scratch, provider.key, cell.scenario)
-    assert fresh.read_bytes() == committed.read_bytes(), (
+    fresh = cassette_text(SUITE, provider, cell)
+    assert fresh == committed.read_text(encoding="utf-8"), (
         f"{committed.relative_to(ROOT)} differs from what synthesize writes now (hand edit or "
         f"stale after a providers.yaml/scenarios.yaml change): run {command}"
     )
@@ -311,7 +311,13 @@ def test_unknown_filter_is_reported() -> None:
 
 
 def test_cassette_text_is_what_synthesize_writes(tmp_path: Path) -> None:
+    """On chat and on the provider's own wire, whose rendering copies the wire recordings."""
     provider = SUITE.providers["gemini"]
     cell = provider.cells["single_call"]
-    (path,) = synthesize(dataclasses.replace(SUITE, root=tmp_path), "gemini", "single_call")
-    assert path.read_text(encoding="utf-8") == cassette_text(SUITE, provider, cell)
+    shutil.copytree(SUITE.cassettes / "wires", tmp_path / "cassettes" / "wires")
+    paths, left_out = synthesize(dataclasses.replace(SUITE, root=tmp_path), "gemini", "single_call")
+    assert left_out == []
+    chat, wire = tmp_path / "cassettes" / "gemini", tmp_path / "cassettes" / "gemini" / "wires"
+    assert paths == [chat / "single_call.yaml", wire / "gemini" / "single_call.yaml"]
+    assert paths[0].read_text(encoding="utf-8") == cassette_text(SUITE, provider, cell)
+    assert paths[1].read_text(encoding="utf-8") == cassette_text(SUITE, provider, cell, "gemini")

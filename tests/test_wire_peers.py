@@ -13,9 +13,10 @@ import json
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 
-from toolcall.harness import matrix, wire_recordings
+from toolcall.harness import matrix, recordings
 from toolcall.harness.matrix import Case
 from toolcall.harness.peers import CHAT, Peer, Unavailable, builtin, reads
 from toolcall.harness.peers.reference import Reference
@@ -34,7 +35,8 @@ ADAPTERS = [
 
 @functools.cache
 def _all_cases() -> tuple[Case, ...]:
-    return tuple(matrix.wire_cases(load_suite(ROOT), None))
+    cases = matrix.recording_cases(load_suite(ROOT), None)
+    return tuple(c for c in cases if c.wire != "chat")
 
 
 def _cases(wire: str | None = None) -> list[Case]:
@@ -125,7 +127,7 @@ def test_an_sdk_that_is_not_installed_is_unavailable(
 
 def test_the_anthropic_sdk_reads_only_named_events_which_is_why_they_are_put_back() -> None:
     """A `.jsonl` source dropped the `event:` lines the API sends; without them the anthropic
-    SDK reads no event at all, so `Recording.body` (wire_recordings) restores them by `type`."""
+    SDK reads no event at all, so `Recording.body` (recordings) restores them by `type`."""
     peer = _adapter("anthropic-sdk", "anthropic")
     case = next(c for c in _cases("anthropic") if "quoted-escaped" in c.scenario)
     assert b"event: content_block_delta\n" in case.body
@@ -140,13 +142,13 @@ def test_the_anthropic_sdk_reads_only_named_events_which_is_why_they_are_put_bac
 
 
 def test_a_wire_recording_without_its_expectation_stops_the_run(tmp_path: Path) -> None:
-    folder = tmp_path / wire_recordings.WIRES / "responses"
+    folder = tmp_path / recordings.WIRES / "responses"
     folder.mkdir(parents=True)
     source = {"wire": "responses", "framing": "sse", "provider": "p", "model": "m"}
     (folder / "one.source.json").write_text(json.dumps(source))
     (folder / "one.sse").write_bytes(b"data: {}\n\n")
-    with pytest.raises(wire_recordings.WireRecordingError, match="responses/one"):
-        wire_recordings.discover(tmp_path)
+    with pytest.raises(recordings.RecordingError, match="responses/one"):
+        recordings.discover(tmp_path)
 
 
 VERCEL = ["vercel-ai-responses", "vercel-ai-anthropic", "vercel-ai-gemini"]
@@ -168,18 +170,22 @@ def test_each_ai_sdk_provider_reads_a_recording_of_its_wire_over_http(name: str)
     _fails_an_altered_expectation(peer, case)
 
 
-def test_the_wire_server_answers_only_the_wire_path() -> None:
-    import urllib.error
-    import urllib.request
+def test_a_registered_body_is_served_at_its_wire_path_only() -> None:
+    """The one way a recorded body reaches an HTTP client: registered with the simulator for a
+    wire; a client calling another endpoint is told which one serves it."""
+    from toolcall.harness.peers.http_clients import served
 
-    from toolcall.harness.peers.http_wires import answering
-
-    with answering(b"data: {}\n\n", "/v1/messages") as url:
-        right = urllib.request.urlopen(urllib.request.Request(url + "/v1/messages", b"{}"))
-        assert right.read() == b"data: {}\n\n"
-        with pytest.raises(urllib.error.HTTPError) as wrong:
-            urllib.request.urlopen(urllib.request.Request(url + "/v1/chat/completions", b"{}"))
-        assert wrong.value.code == 404 and b"is not /v1/messages" in wrong.value.read()
+    with served(b"data: {}\n\n", "anthropic") as (url, headers):
+        right = httpx.post(url + "/v1/messages", json={"stream": True}, headers=headers)
+        assert (right.status_code, right.content) == (200, b"data: {}\n\n")
+        wrong = httpx.post(url + "/v1/chat/completions", json={"stream": True}, headers=headers)
+        message = wrong.json()["error"]["message"]
+        assert wrong.status_code == 404
+        assert "of the anthropic wire, served at …/v1/messages" in message
+        other = httpx.post(url + "/v1/responses", json={"stream": True}, headers=headers)
+        assert other.status_code == 404 and "not at this responses path" in other.text
+    gone = httpx.post(url + "/v1/messages", json={"stream": True}, headers=headers)
+    assert gone.status_code == 404 and "no registered body" in gone.text
 
 
 def test_the_terminal_gives_the_wire_rows_a_grid_of_their_own_that_fits() -> None:

@@ -1,7 +1,7 @@
 // The Vercel AI SDK on the other wires: `streamText` with tools through @ai-sdk/openai's
 // Responses model, @ai-sdk/anthropic or @ai-sdk/google, each pointed at a local server that
 // answers the wire's own path with a recorded body. Reads one job as JSON on standard input
-// ({base_url, wire, request}) and prints {"tool_calls": [...]} with each call's input as JSON
+// ({base_url, headers, wire, request}) and prints {"tool_calls": [...]} with each call's input as JSON
 // text, or {"error": "..."} when the SDK reported the stream or a call as bad. Tools have no
 // `execute`, so the SDK returns the calls instead of running them.
 //
@@ -19,7 +19,7 @@ const MADE_UP = "toolcall-made-up-id-";
 let madeUp = 0;
 const madeUpId = () => `${MADE_UP}${madeUp++}`;
 const wireId = (id) => (id == null || id.startsWith(MADE_UP) ? "" : id);
-const options = { baseURL: job.base_url, apiKey: "anything" };
+const options = { baseURL: job.base_url, apiKey: "anything", headers: job.headers };
 const modelId = job.request.model ?? "model";
 const models = {
   responses: () => createOpenAI(options).responses(modelId),

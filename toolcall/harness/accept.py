@@ -106,12 +106,12 @@ def _majority(seen: dict[str, Any], current: Any) -> Any:
 def _published_views(suite: Suite, provider: Provider) -> list[fingerprint.Observed]:
     """The fingerprints of the provider's published recordings, framing blanked where the
     source could not show it (one JSON chunk per line)."""
-    from . import cassettes, published
+    from . import cassettes, recordings
 
     views = []
-    for recording in published.discover(suite.cassettes, provider.key):
+    for recording in recordings.discover(suite.cassettes, provider.key, wire=cassettes.CHAT):
         observed = fingerprint.observe(cassettes.response_body(cassettes.load(recording.path)))
-        if not published.shows_framing(recording.provenance):
+        if not recordings.shows_framing(recording.provenance):
             observed.quirks.update(dict.fromkeys(fingerprint.FRAMING))
         views.append(observed)
     return views

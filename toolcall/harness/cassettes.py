@@ -118,18 +118,27 @@ def write_atomically(path: Path, text: str, check: Callable[[Path], None] | None
         raise
 
 
-def cassette_path(root: Path, provider: str, scenario: str) -> Path:
-    return root / provider / f"{scenario}.yaml"
-
-
+#: The wire of chat completions; a cassette on it sits at the top of its provider's folder.
+CHAT = "chat"
 #: The folder under `cassettes/<provider>/` holding cassettes recorded through a route.
 ROUTES = "routes"
+#: The folder under `cassettes/<provider>/` holding the cassettes of its other wires.
+WIRES = "wires"
 
 
-def route_cassette_path(root: Path, provider: str, route: str, scenario: str) -> Path:
-    """Where a cell recorded through a route (not `direct`) is kept: beside the provider's own
+def cassette_path(
+    root: Path, provider: str, scenario: str, *, wire: str = CHAT, route: str | None = None
+) -> Path:
+    """Where a cell's cassette is kept: `<provider>/<scenario>.yaml` for chat completions
+    reached directly; a cell recorded through a route (not `direct`) sits under
+    `routes/<route>/` and one on another wire under `wires/<wire>/`, beside the provider's own
     cassettes, never in their place."""
-    return root / provider / ROUTES / route / f"{scenario}.yaml"
+    folder = root / provider
+    if route is not None:
+        folder = folder / ROUTES / route
+    if wire != CHAT:
+        folder = folder / WIRES / wire
+    return folder / f"{scenario}.yaml"
 
 
 def request_headers() -> dict[str, list[str]]:

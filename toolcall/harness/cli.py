@@ -16,16 +16,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import accept, published, report, synthesize_wires, wire_recordings
-from .checks import check_cell, check_recording, check_route_cell, route_cassettes
+from . import accept, cassettes, recordings, report, streams, synthesize
+from .checks import check_cell, check_cut, check_recording, check_route_cell, route_cassettes
 from .gateways import command as gateways_command
 from .locate import require_checkout, suite_root
 from .matrix import COLUMN_BUDGET
 from .peers.external import DEFAULT_TIMEOUT
 from .profiles import DIRECT, ProfileError, Suite, load_suite
 from .record import DEFAULT_DEADLINE, DEFAULT_MAX_BYTES
-from .wire_cells import check_wire_cell
-from .wire_checks import check_wire_recording
 
 #: The commands that write into the checkout (cassettes/, providers.yaml; `gateways` installs
 #: into .gateways/ and needs the committed gateways/ folder).
@@ -151,7 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     pub.add_argument("--commit", required=True, help="the 40-hex commit it was taken at")
     pub.add_argument("--license", required=True, help="the source's license (SPDX id)")
     pub.add_argument("--model", required=True, help="the model the chunks name")
-    pub.add_argument("--origin", required=True, choices=published.ORIGINS)
+    pub.add_argument("--origin", required=True, choices=recordings.ORIGINS)
     pub.add_argument("--relay", help="the relay it went through (with --origin relay)")
     pub.add_argument(
         "--route",
@@ -222,7 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "gateways":
             return gateways_command.main(suite, args)
         return _synthesize(suite, args.provider, args.scenario)
-    except (ProfileError, published.PublishedError, wire_recordings.WireRecordingError) as exc:
+    except (ProfileError, recordings.RecordingError) as exc:
         print(f"toolcall: {exc}", file=sys.stderr)
         return 2
 
@@ -244,16 +242,15 @@ def _conformance(
         check_route_cell(suite, key, route, path)
         for key, route, _name, path in route_cassettes(suite, provider, scenario)
     ]
-    wire_outcomes = (
-        check_wire_cell(suite, *cell) for cell in synthesize_wires.cells(suite, provider, scenario)
-    )
-    outcomes += [o for o in wire_outcomes if o is not None]
+    outcomes += [
+        check_cell(suite, p, c, wire)
+        for p, c, wire in synthesize.cells(suite, provider, scenario)
+        if wire != cassettes.CHAT
+    ]
     if not scenario:
-        recordings = published.discover(suite.cassettes, provider, keep_unreadable=True)
-        outcomes += [check_recording(suite, r) for r in recordings]
-        outcomes += [
-            check_wire_recording(suite, r) for r in wire_recordings.selected(suite, provider)
-        ]
+        found = recordings.selected(suite, provider)
+        outcomes += [check_recording(suite, r) for r in found]
+        outcomes += [check_cut(suite, c) for c in streams.cuts(suite, provider)]
     print(report.text(outcomes))
     if markdown:
         markdown.parent.mkdir(parents=True, exist_ok=True)
@@ -594,12 +591,12 @@ def _publish(suite: Suite, args: argparse.Namespace) -> int:
         provenance["route"] = args.route
     if args.from_jsonl:
         provenance["source_format"] = "jsonl"
-    cassette = published.build_cassette(
+    cassette = recordings.build_cassette(
         args.file.read_bytes(), provenance, jsonl=args.jsonl, blank=args.blank_line
     )
     stem = args.file.name.rsplit(".", 1)[0]
-    path = published.write(suite.cassettes, args.provider, stem, cassette)
-    expected = path.with_name(stem + published.EXPECTED_SUFFIX)
+    path = recordings.write(suite.cassettes, args.provider, stem, cassette)
+    expected = path.with_name(stem + recordings.EXPECTED_SUFFIX)
     print(f"wrote {path.relative_to(suite.root)}")
     print(
         f"now write {expected.relative_to(suite.root)} by hand from the bytes "
@@ -623,12 +620,11 @@ def _synthesize(suite: Suite, provider: str | None, scenario: str | None) -> int
     from .synthesize import SynthesisError, synthesize
 
     try:
-        paths = synthesize(suite, provider, scenario)
-        wire_paths, left_out = synthesize_wires.synthesize(suite, provider, scenario)
+        paths, left_out = synthesize(suite, provider, scenario)
     except SynthesisError as exc:
         print(f"toolcall: {exc}", file=sys.stderr)
         return 1
-    for path in [*paths, *wire_paths]:
+    for path in paths:
         print(f"wrote {path.relative_to(suite.root)}")
     for line in left_out:
         print(f"left out {line}")

@@ -9,7 +9,7 @@ that crashes or answers wrongly is a finding in the table, never an error
 of the run. The run itself is broken only when a cassette cannot be replayed or the reference
 cannot make the expectation, because then no column can be judged.
 
-The wire recordings (`cassettes/wires/`, see `wire_recordings`) are rows of their own, judged by
+The wire recordings (`cassettes/wires/`, see `recordings`) are rows of their own, judged by
 their hand-written expectations, with a cell only for the implementations that read the wire
 (the reference, and each wire's SDK); the chat peers have none there, nor the wire SDKs on chat.
 
@@ -33,7 +33,7 @@ from typing import Any, TextIO, cast
 
 import toolcall
 
-from . import published, streams, wire_recordings
+from . import recordings, streams
 from .cassettes import cassette_path
 from .checks import conformance_document
 from .peers import (
@@ -48,7 +48,7 @@ from .peers import (
     reads,
 )
 from .peers.external import External, StartFailed, TimedOut, parse_spec
-from .peers.reference import Reference, sse_body
+from .peers.reference import Reference
 from .profiles import Suite
 from .replay import ReplayError, no_network, replay, replay_own_request
 from .verdict import Expected, Verdict, judge
@@ -276,78 +276,65 @@ def cases(
             yield Case(p.key, s.name, chunks, request, _expected(cell.id, body, s.expect), body)
         wants_variant = scenario is None or truncated_only
         if s.name == streams.TRUNCATED_FROM and wants_variant:
-            cut = streams.truncate(chunks)
-            if cut is None:
-                reason = "the arguments arrive in one chunk: there is nothing to cut"
+            cut_body = streams.cut(CHAT, body)
+            if cut_body is None:
+                reason = "the calls arrive in the finishing chunk: there is nothing to cut"
                 matrix.not_applicable.append((p.key, streams.TRUNCATED, reason))
                 continue
-            _check_reference_refuses(f"{p.key}/{streams.TRUNCATED}", cut)
-            cut_body = sse_body(cut)
+            _check_reference_refuses(f"{p.key}/{streams.TRUNCATED}", CHAT, cut_body)
+            cut = streams.decode(cut_body)
             yield Case(p.key, streams.TRUNCATED, cut, request, Expected(truncated=True), cut_body)
     if scenario is None:
         yield from recording_cases(suite, provider)
-        yield from wire_cases(suite, provider)
+    if scenario is None or truncated_only:
+        yield from cut_cases(suite, provider)
 
 
-def wire_cases(suite: Suite, provider: str | None) -> Iterator[Case]:
-    """Every wire recording, a row `<wire>/<name>` judged by its hand-written expectation."""
+def cut_cases(suite: Suite, provider: str | None) -> Iterator[Case]:
+    """The cut-off variant of every recording of another wire than chat (`streams.cut`), a row
+    `<wire>/<name>_truncated` whose only right answer is to report the cut; narrowed to a
+    provider as the recordings' own cases are (the provider their provenance names)."""
     try:
-        found = wire_recordings.discover(suite.cassettes)
-    except wire_recordings.WireRecordingError as exc:
+        found = list(streams.cuts(suite, chat=False))
+    except recordings.RecordingError as exc:
         raise MatrixError(str(exc)) from None
-    for recording in found:
-        if provider is not None and recording.provider != provider:
-            continue
-        yield Case(
-            recording.provider,
-            f"{recording.wire}/{recording.name}",
-            [],
-            wire_recordings.request(recording),
-            expected_from_file(recording.expected),
-            recording.body(),
-            recording.wire,
-        )
+    for cut in found:
+        if cut.recording is None or (provider is not None and cut.provider != provider):
+            continue  # the matrix's rows on the other wires are their recordings
+        _check_reference_refuses(f"{cut.provider}/{cut.scenario}", cut.wire, cut.body)
+        expected = Expected(truncated=True)
+        yield Case(cut.provider, cut.scenario, [], cut.request, expected, cut.body, cut.wire)
 
 
 def recording_cases(suite: Suite, provider: str | None) -> Iterator[Case]:
-    """Every published recording, judged by its hand-written expectation, never by our output.
+    """Every published recording, on every wire, judged by its hand-written expectation, never
+    by our output: a row `published/<name>` on chat, `<wire>/<name>` on the other wires.
 
     The reference gets no special treatment here: if it disagrees with the expectation, its cell
     fails like anyone's (and the run exits 1, since the reference must pass).
     """
-    for recording in published.discover(suite.cassettes, provider):
-        try:
-            body = replay_own_request(recording.path).body
-        except ReplayError as exc:
-            raise MatrixError(f"{recording.id}: {exc}") from None
-        request = recording_request(recording)
+    try:
+        found = recordings.discover(suite.cassettes, provider)
+    except recordings.RecordingError as exc:
+        raise MatrixError(str(exc)) from None
+    for recording in found:
+        chunks: list[streams.Chunk] = []
+        body = recording.body()
+        if recording.wire == CHAT:
+            try:
+                body = replay_own_request(recording.path).body
+            except ReplayError as exc:
+                raise MatrixError(f"{recording.id}: {exc}") from None
+            chunks = streams.decode(body)
         yield Case(
             recording.provider,
-            f"{published.PUBLISHED}/{recording.stem}",
-            streams.decode(body),
-            request,
+            recording.column,
+            chunks,
+            recordings.request(recording),
             expected_from_file(recording.expected),
             body,
+            recording.wire,
         )
-
-
-def recording_request(recording: published.Recording) -> dict[str, Any]:
-    """A request a client can send for a published recording: its sources publish the response
-    only, so the request names the model, asks a placeholder question and offers every tool the
-    recording calls (with an open parameters schema), as the recorded request must have done. An
-    HTTP client that validates tool names against its request needs the tools to be there."""
-    names = dict.fromkeys(call["name"] for call in recording.expected.get("tool_calls", []))
-    request: dict[str, Any] = {
-        "model": recording.provenance["model"],
-        "stream": True,
-        "messages": [{"role": "user", "content": "(the request was not published)"}],
-    }
-    if names:
-        request["tools"] = [
-            {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
-            for name in names
-        ]
-    return request
 
 
 def expected_from_file(expected: dict[str, Any]) -> Expected:
@@ -378,10 +365,10 @@ def _expected(where: str, body: bytes, schema: dict[str, Any]) -> Expected:
     )
 
 
-def _check_reference_refuses(where: str, chunks: list[streams.Chunk]) -> None:
+def _check_reference_refuses(where: str, wire: str, body: bytes) -> None:
     """A cut stream must raise TruncatedError in the reference, or the variant is not a cut."""
     try:
-        toolcall.assemble(sse_body(chunks))
+        toolcall.assemble(body, wire=wire)
     except toolcall.TruncatedError:
         return
     except toolcall.ToolCallError as exc:

@@ -133,6 +133,8 @@ class WireOffer:
     reported: str = ""
     #: wire recording -> the published chat recording of the same request to this provider.
     same_request: dict[str, str] = field(default_factory=dict)
+    #: how synthesized cassettes on this wire are rendered (`synthesize`); none: not rendered
+    synthesis: dict[str, Any] | None = None
 
     @property
     def row(self) -> str:
@@ -298,6 +300,7 @@ def _wire_offers(provider: str, declared: dict[str, dict[str, Any]]) -> list[Wir
             documentation=raw.get("documentation", ""),
             reported=raw.get("reported", ""),
             same_request=raw.get("same_request", {}),
+            synthesis=raw.get("synthesis"),
         )
         for wire, raw in declared.items()
     ]

@@ -37,8 +37,8 @@ if TYPE_CHECKING:
 
     from .checks import Outcome
     from .profiles import Cell, Provider
-    from .published import Recording
-    from .wire_recordings import Recording as WireRecording
+    from .recordings import Recording
+    from .streams import Cut
 
 #: The outcomes checked in this process, each with its test's place in the collection.
 _OUTCOMES = pytest.StashKey[list[tuple[int, "Outcome"]]]()
@@ -59,6 +59,7 @@ _FIXTURES = (
     "route_cassette",
     "conformance_cell",
     "wire_recording",
+    "cut_stream",
 )
 
 
@@ -148,7 +149,7 @@ def _keep(request: pytest.FixtureRequest, outcome: Outcome) -> None:
 
 @pytest.fixture
 def conformance_outcome(
-    request: pytest.FixtureRequest, conformance_cell: tuple[Provider, Cell]
+    request: pytest.FixtureRequest, conformance_cell: tuple[Provider, Cell, str]
 ) -> Outcome:
     """The checked outcome of this test's cell, also kept for the end-of-run matrix."""
     from . import pytest_suite
@@ -181,13 +182,21 @@ def route_outcome(
 
 
 @pytest.fixture
-def wire_recording_outcome(
-    request: pytest.FixtureRequest, wire_recording: WireRecording
-) -> Outcome:
+def wire_recording_outcome(request: pytest.FixtureRequest, wire_recording: Recording) -> Outcome:
     """The checked outcome of one recording of another wire, kept for the report."""
     from . import pytest_suite
 
     outcome = pytest_suite.wire_recording_outcome(request.config, wire_recording)
+    _keep(request, outcome)
+    return outcome
+
+
+@pytest.fixture
+def cut_outcome(request: pytest.FixtureRequest, cut_stream: Cut) -> Outcome:
+    """The checked outcome of one cut-off variant, on any wire, kept for the report."""
+    from . import pytest_suite
+
+    outcome = pytest_suite.cut_outcome(request.config, cut_stream)
     _keep(request, outcome)
     return outcome
 

@@ -14,13 +14,19 @@ from typing import Any
 
 import pytest
 
-from . import matrix, published, report, wire_recordings
-from .checks import Outcome, check_cell, check_recording, check_route_cell, route_cassettes
+from . import cassettes, matrix, recordings, report, streams, synthesize
+from .checks import (
+    Outcome,
+    check_cell,
+    check_cut,
+    check_recording,
+    check_route_cell,
+    route_cassettes,
+)
 from .locate import suite_root
 from .peers.external import Crashed, read_document
 from .profiles import Cell, ProfileError, Provider, Suite, load_suite
 from .verdict import judge
-from .wire_checks import check_wire_recording
 
 _SUITE = pytest.StashKey[Suite]()
 
@@ -69,23 +75,29 @@ def parametrize(metafunc: pytest.Metafunc) -> None:
         _parametrize_cells(metafunc)
     if "wire_recording" in metafunc.fixturenames:
         _parametrize_wire_recordings(metafunc)
+    if "cut_stream" in metafunc.fixturenames:
+        _parametrize_cuts(metafunc)
 
 
 def _parametrize_cells(metafunc: pytest.Metafunc) -> None:
+    """One test per provider x scenario cell on chat, then per cell synthesized on each other
+    wire a provider offers (`provider@wire` rows)."""
     config = metafunc.config
     provider = config.getoption("--toolcall-provider")
     scenario = config.getoption("--toolcall-scenario")
     try:
-        cells = _suite(config).cells(provider, scenario)
+        suite = _suite(config)
+        chat = [(p, c, cassettes.CHAT) for p, _s, c in suite.cells(provider, scenario)]
+        wires = [
+            (p, c, wire)
+            for p, c, wire in synthesize.cells(suite, provider, scenario)
+            if wire != cassettes.CHAT
+        ]
     except ProfileError as exc:
         raise pytest.UsageError(str(exc)) from None
-    _parametrize(
-        metafunc,
-        "conformance_cell",
-        [(p, c) for p, _s, c in cells],
-        [f"{p.key}-{s.name}" for p, s, _c in cells],
-        "provider x scenario cells",
-    )
+    ids = [f"{p.key}-{c.scenario}" for p, c, _w in chat]
+    ids += [f"{p.key}@{wire}-{c.scenario}" for p, c, wire in wires]
+    _parametrize(metafunc, "conformance_cell", chat + wires, ids, "provider x scenario cells")
 
 
 def _parametrize(
@@ -111,35 +123,38 @@ def _parametrize(
     metafunc.parametrize(name, [skipped], ids=["none-selected"])
 
 
-def cell_outcome(config: pytest.Config, cell: tuple[Provider, Cell]) -> Outcome:
-    """The checked outcome of one provider x scenario cell."""
-    provider, checked = cell
-    return check_cell(_suite(config), provider, checked)
+def cell_outcome(config: pytest.Config, cell: tuple[Provider, Cell, str]) -> Outcome:
+    """The checked outcome of one provider x scenario cell on its wire."""
+    provider, checked, wire = cell
+    return check_cell(_suite(config), provider, checked, wire)
 
 
 def _parametrize_recordings(metafunc: pytest.Metafunc) -> None:
     """One test per published recording; a scenario filter (recordings have none) skips them."""
     config = metafunc.config
     if config.getoption("--toolcall-scenario"):
-        recordings: list[published.Recording] = []
+        found: list[recordings.Recording] = []
     else:
         suite = _suite(config)
         try:
-            recordings = published.discover(
-                suite.cassettes, config.getoption("--toolcall-provider"), keep_unreadable=True
+            found = recordings.discover(
+                suite.cassettes,
+                config.getoption("--toolcall-provider"),
+                wire=cassettes.CHAT,
+                keep_unreadable=True,
             )
-        except published.PublishedError as exc:
+        except recordings.RecordingError as exc:
             raise pytest.UsageError(str(exc)) from None
     _parametrize(
         metafunc,
         "published_recording",
-        recordings,
-        [r.id for r in recordings],
+        found,
+        [r.id for r in found],
         "published recordings",
     )
 
 
-def recording_outcome(config: pytest.Config, recording: published.Recording) -> Outcome:
+def recording_outcome(config: pytest.Config, recording: recordings.Recording) -> Outcome:
     """The checked outcome of one published recording."""
     return check_recording(_suite(config), recording)
 
@@ -148,20 +163,43 @@ def _parametrize_wire_recordings(metafunc: pytest.Metafunc) -> None:
     """One test per wire recording, narrowed by the provider that offers the wire; a scenario
     filter skips them, as it skips the published chat recordings."""
     config = metafunc.config
-    found: tuple[wire_recordings.Recording, ...] = ()
+    found: list[recordings.Recording] = []
     if not config.getoption("--toolcall-scenario"):
         try:
-            found = wire_recordings.selected(
-                _suite(config), config.getoption("--toolcall-provider")
-            )
-        except wire_recordings.WireRecordingError as exc:
+            found = [
+                r
+                for r in recordings.selected(
+                    _suite(config), config.getoption("--toolcall-provider")
+                )
+                if r.wire != cassettes.CHAT
+            ]
+        except recordings.RecordingError as exc:
             raise pytest.UsageError(str(exc)) from None
-    _parametrize(metafunc, "wire_recording", list(found), [r.id for r in found], "wire recordings")
+    _parametrize(metafunc, "wire_recording", found, [r.id for r in found], "wire recordings")
 
 
-def wire_recording_outcome(config: pytest.Config, recording: wire_recordings.Recording) -> Outcome:
+def wire_recording_outcome(config: pytest.Config, recording: recordings.Recording) -> Outcome:
     """The checked outcome of one wire recording."""
-    return check_wire_recording(_suite(config), recording)
+    return check_recording(_suite(config), recording)
+
+
+def _parametrize_cuts(metafunc: pytest.Metafunc) -> None:
+    """One test per cut-off variant, on every wire; a scenario filter skips them, as it skips
+    the recordings most of them are cut from."""
+    config = metafunc.config
+    found: list[streams.Cut] = []
+    if not config.getoption("--toolcall-scenario"):
+        try:
+            found = list(streams.cuts(_suite(config), config.getoption("--toolcall-provider")))
+        except (ProfileError, recordings.RecordingError) as exc:
+            raise pytest.UsageError(str(exc)) from None
+    ids = [f"{c.provider}@{c.wire}-{c.scenario}" for c in found]
+    _parametrize(metafunc, "cut_stream", found, ids, "cut-off streams")
+
+
+def cut_outcome(config: pytest.Config, cut: streams.Cut) -> Outcome:
+    """The checked outcome of one cut-off variant."""
+    return check_cut(_suite(config), cut)
 
 
 def route_outcome(config: pytest.Config, cassette: tuple[str, str, str, Path]) -> Outcome:
@@ -181,7 +219,7 @@ def _parametrize_cases(metafunc: pytest.Metafunc) -> None:
                 scenario=config.getoption("--toolcall-scenario"),
             )
         )
-    except (ProfileError, matrix.MatrixError, published.PublishedError) as exc:
+    except (ProfileError, matrix.MatrixError, recordings.RecordingError) as exc:
         raise pytest.UsageError(str(exc)) from None
     cases = [ToolcallCase(c) for c in found]
     _parametrize(metafunc, "toolcall_case", cases, [c.id for c in cases], "cases")

@@ -238,10 +238,8 @@ def record_cell(suite: Suite, provider: Provider, cell: Cell, options: RecordOpt
     if leaks:
         raise RecordError(f"{where}: scrubbing left {leaks[0].kind} in the cassette; not written")
     root = options.out_dir or suite.cassettes
-    path = (
-        cassettes.cassette_path(root, provider.key, cell.scenario)
-        if route.key == DIRECT
-        else cassettes.route_cassette_path(root, provider.key, route.key, cell.scenario)
+    path = cassettes.cassette_path(
+        root, provider.key, cell.scenario, route=None if route.key == DIRECT else route.key
     )
 
     def loads_back_and_replays(temporary: Path) -> None:

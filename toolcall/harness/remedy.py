@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 
 import yaml
 
-from .cassettes import cassette_path
+from .cassettes import CHAT, cassette_path
 from .profiles import Cell, Provider, Suite
-from .published import EXPECTED_SUFFIX, Recording
+from .recordings import Recording
 
 if TYPE_CHECKING:
     from .checks import Finding
@@ -65,10 +65,10 @@ def for_cell(suite: Suite, provider: Provider, cell: Cell, finding: Finding) -> 
 
 
 def for_recording(suite: Suite, recording: Recording, finding: Finding) -> str:
-    """What to edit or run for `finding` on a published recording."""
-    p, stem = recording.provider, recording.stem
+    """What to edit or run for `finding` on a published recording, of any wire."""
+    p, stem = recording.provider, recording.name
     cassette = _relative(suite, recording.path)
-    expected = _relative(suite, recording.path.with_name(stem + EXPECTED_SUFFIX))
+    expected = _relative(suite, recording.expected_path)
     if finding.check == "expected":
         return f"if the expectation is wrong, edit {expected}; else the library is"
     if finding.check == "verbatim":
@@ -79,6 +79,10 @@ def for_recording(suite: Suite, recording: Recording, finding: Finding) -> str:
         if finding.check == "quirk-evidence":
             return f"edit {declared}: it names {stem}, which does not show the value"
         return f"edit {declared}: {stem} came through the route and shows otherwise"
+    if finding.check == "cross-wire":
+        return "compare the two recordings; if the model answered differently, drop the pair"
+    if finding.check == "profile" and recording.wire != CHAT:
+        return f"name {stem} under its provider's wires.{recording.wire} in providers.yaml"
     if finding.check in ("quirks", "quirk-evidence") and finding.path.startswith("providers."):
         keys = tuple(finding.path.split("."))
         declared = _place(suite, "providers.yaml", keys)

@@ -16,8 +16,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .checks import CHAT, Outcome
+from .cassettes import CHAT
+from .checks import Outcome
 from .profiles import DIRECT
+from .streams import CUT_SUFFIX, TRUNCATED
 
 MARK = {"pass": "pass", "fail": "FAIL", "n/a": "n/a"}
 
@@ -32,13 +34,24 @@ def _grid(outcomes: Sequence[Outcome]) -> tuple[list[str], list[str], dict[tuple
         outcomes, key=lambda o: (first[o.provider], o.route != DIRECT, o.route, o.wire != CHAT)
     )
     providers = list(dict.fromkeys(o.row for o in ordered))
-    scenarios = list(dict.fromkeys(o.scenario for o in outcomes if not o.origin))
-    cells = {(o.row, o.scenario): MARK[o.status] for o in outcomes if not o.origin}
+    scenarios = list(dict.fromkeys(_column(o) for o in outcomes if not o.origin))
+    cells: dict[tuple[str, str], str] = {}
+    for o in outcomes:
+        if not o.origin and cells.get((o.row, _column(o))) != MARK["fail"]:
+            cells[(o.row, _column(o))] = MARK[o.status]
     if any(o.origin for o in outcomes):
         scenarios.append(RECORDINGS)
         for provider in providers:
             cells[(provider, RECORDINGS)] = evidence(outcomes, provider)
     return providers, scenarios, cells
+
+
+def _column(outcome: Outcome) -> str:
+    """The column of an outcome: its scenario, except that the cut-off variants of a row's
+    recordings share the cut column (failing if any fails), as a row has one cell a column."""
+    if outcome.scenario.endswith(CUT_SUFFIX):
+        return TRUNCATED
+    return outcome.scenario
 
 
 def evidence(outcomes: Sequence[Outcome], row: str) -> str:

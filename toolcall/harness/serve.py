@@ -28,12 +28,25 @@ so one server covers the failure paths of a client too:
 - `drip`: a pause before every event (`X-Toolcall-Delay-Ms`, default 50 ms with `drip`);
 - `keepalive`: a `: keep-alive` comment before every event.
 
-The other wires (Responses, Anthropic Messages, Gemini, Ollama) are answered at their own paths
-from the wire recordings (`serve_wires`).
+The other wires are answered at the path their provider serves (`WIRE_PATHS`, the one table of
+them), since that is where their SDKs post:
+
+- `POST /v1/responses` (or `/responses`, as DeepSeek's base URL puts it): the Responses API;
+- `POST /v1/messages`: Anthropic's Messages API;
+- `POST /v1beta/models/{model}:streamGenerateContent?alt=sse`: Gemini's own API;
+- `POST /api/chat`: Ollama's, newline-delimited JSON (`application/x-ndjson`).
+
+There the recording is the one `X-Toolcall-Scenario: wires/<wire>/<name>` names, else the first
+one the provider of a path prefix (`/<provider>/v1/responses`, a provider or `wire_only` key of
+providers.yaml) offers on that wire. Faults are served on chat completions only: a keep-alive
+comment or a cut mid-event means something else on each wire, and no recording shows one yet.
 
 The matrix also registers bodies of its own (a truncated variant, say) and hands the client a
 token for them (`X-Toolcall-Body`), so an HTTP client is judged on exactly the bytes the in-process
-implementations get.
+implementations get; a body is registered for one wire and served at that wire's path only, so a
+client that calls another endpoint is told so. This is the one way a recorded body reaches a
+client that is not handed it in memory: every SDK and program of the matrix fetches it here.
+Every body is written one event per write (one line for Ollama), as a provider flushes them.
 
 The server keeps the last `CAPTURED` POSTs it received (method, path, headers with credentials
 masked, parsed body), in process (`Running.requests()`) and over HTTP (`GET /_toolcall/requests`;
@@ -92,10 +105,13 @@ from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, quote, unquote, urlsplit
+from urllib.parse import SplitResult, parse_qs, quote, unquote, urlsplit
 
-from . import background, cassettes, published, serve_input, serve_wires
+from . import background, cassettes, recordings, serve_input
+from .cassettes import CHAT, WIRES
 from .profiles import Suite
+from .recordings import Recording
+from .streams import events
 
 FAULTS = ("cut", "429", "500", "drip", "keepalive")
 DEFAULT_DRIP_MS = 50
@@ -118,7 +134,48 @@ SECRET_HEADERS = frozenset(
 
 
 class NoCassette(LookupError):
-    """No cassette answers this request; the message says what is known."""
+    """No cassette or recording answers this request; the message says what is known."""
+
+
+@dataclass(frozen=True)
+class WirePath:
+    """Where one wire is served: the API root a client's base URL ends with, the segments a
+    request path ends with (`*` stands for a model name), and what the answer's body is."""
+
+    root: str
+    ending: tuple[str, ...]
+    content_type: str = "text/event-stream"
+
+    def matches(self, segments: list[str]) -> bool:
+        tail = segments[-len(self.ending) :]
+        return len(tail) == len(self.ending) and all(
+            want == got or (want.startswith("*") and got.endswith(want[1:]))
+            for want, got in zip(self.ending, tail, strict=True)
+        )
+
+
+#: The one table of wire paths: every wire's request path, checked in this order.
+WIRE_PATHS: dict[str, WirePath] = {
+    CHAT: WirePath("/v1", ("chat", "completions")),
+    "responses": WirePath("/v1", ("responses",)),
+    "anthropic": WirePath("/v1", ("v1", "messages")),
+    "gemini": WirePath("/v1beta", ("models", "*:streamGenerateContent")),
+    "ollama": WirePath("", ("api", "chat"), "application/x-ndjson"),
+}
+#: First segments that are an API root, not a provider's name.
+_API_ROOTS = ("v1", "v1beta", "api", "responses")
+
+
+def wire_of(path: str) -> str | None:
+    """The wire a request path is for, or None for a path that is no wire's."""
+    segments = [unquote(s) for s in path.split("/") if s]
+    return next((wire for wire, at in WIRE_PATHS.items() if at.matches(segments)), None)
+
+
+def provider_of(path: str) -> str | None:
+    """The provider a path prefix names on another wire (`/<provider>/v1/messages`), if any."""
+    segments = [s for s in path.split("/") if s]
+    return segments[0] if len(segments) > 1 and segments[0] not in _API_ROOTS else None
 
 
 class BadRoute(ValueError):
@@ -137,7 +194,7 @@ class Route:
 def route(path: str) -> Route | None:
     """The choices `path` makes, or `None` for a path that is not `…/chat/completions`."""
     segments = [unquote(s) for s in path.split("/") if s]
-    if segments[-2:] != ["chat", "completions"]:
+    if not WIRE_PATHS[CHAT].matches(segments):
         return None
     prefix = segments[:-2]
     if prefix[-1:] == ["v1"]:
@@ -150,10 +207,10 @@ def route(path: str) -> Route | None:
     provider, rest = prefix[0], prefix[1:]
     if not rest:
         return Route(provider, None, fault)
-    if len(rest) == 1 and rest[0] not in (published.PUBLISHED, FAULT_SEGMENT):
+    if len(rest) == 1 and rest[0] not in (recordings.PUBLISHED, FAULT_SEGMENT):
         return Route(provider, rest[0], fault)
-    if len(rest) == 2 and rest[0] == published.PUBLISHED:
-        return Route(provider, f"{published.PUBLISHED}/{rest[1]}", fault)
+    if len(rest) == 2 and rest[0] == recordings.PUBLISHED:
+        return Route(provider, f"{recordings.PUBLISHED}/{rest[1]}", fault)
     raise BadRoute(
         f"cannot read the path {path!r}: use /<provider>[/<scenario> | /published/<recording>]"
         f"[/fault/<fault>]/v1/chat/completions"
@@ -194,7 +251,7 @@ class Catalogue:
     """Which body answers which request: the cassettes, plus bodies registered at run time."""
 
     suite: Suite | None
-    registered: dict[str, bytes] = field(default_factory=dict)
+    registered: dict[str, tuple[str, bytes]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
     captured: deque[Received] = field(default_factory=lambda: deque(maxlen=CAPTURED))
 
@@ -213,12 +270,27 @@ class Catalogue:
             self.captured.clear()
             return count
 
-    def register(self, body: bytes) -> str:
-        """Serve `body` to any request carrying the returned token in `X-Toolcall-Body`."""
+    def register(self, body: bytes, wire: str = CHAT) -> str:
+        """Serve `body` at `wire`'s path to any request carrying the returned token in
+        `X-Toolcall-Body`."""
         token = random_tokens.token_hex(8)
         with self.lock:
-            self.registered[token] = body
+            self.registered[token] = (wire, body)
         return token
+
+    def registered_body(self, token: str, wire: str) -> bytes:
+        """The body registered under `token`, asked for at `wire`'s path."""
+        with self.lock:
+            found = self.registered.get(token)
+        if found is None:
+            raise NoCassette(f"no registered body under X-Toolcall-Body {token!r}")
+        if found[0] != wire:
+            ending = "/".join(WIRE_PATHS[found[0]].ending)
+            raise NoCassette(
+                f"the body under X-Toolcall-Body {token!r} is of the {found[0]} wire, served at "
+                f"…/{ending}, not at this {wire} path"
+            )
+        return found[1]
 
     def forget(self, token: str) -> None:
         with self.lock:
@@ -235,11 +307,7 @@ class Catalogue:
         """The body registered under `token`, else the cassette of `scenario` (or of the
         scenario whose request this is) for `provider`."""
         if token:
-            with self.lock:
-                found = self.registered.get(token)
-            if found is None:
-                raise NoCassette(f"no registered body under X-Toolcall-Body {token!r}")
-            return found
+            return self.registered_body(token, CHAT)
         if self.suite is None:
             raise NoCassette("this server only serves registered bodies (X-Toolcall-Body)")
         if provider is None:
@@ -252,14 +320,14 @@ class Catalogue:
                 f"unknown provider {provider!r}; known: {sorted(self.suite.providers)}"
             )
         scenario = scenario or self._match(self.suite, request)
-        if scenario.startswith(published.PUBLISHED + "/"):
-            stem = scenario.removeprefix(published.PUBLISHED + "/")
-            recordings = self._published(self.suite, provider)
-            if stem not in recordings:  # the name is looked up, never joined to a path
+        if scenario.startswith(recordings.PUBLISHED + "/"):
+            stem = scenario.removeprefix(recordings.PUBLISHED + "/")
+            known = self._published(self.suite, provider)
+            if stem not in known:  # the name is looked up, never joined to a path
                 raise NoCassette(
-                    f"no published recording {stem!r} for {provider}; known: {sorted(recordings)}"
+                    f"no published recording {stem!r} for {provider}; known: {sorted(known)}"
                 )
-            path = recordings[stem]
+            path = known[stem]
         else:
             cell = self.suite.providers[provider].cells.get(scenario)
             if cell is None:
@@ -276,7 +344,7 @@ class Catalogue:
     @staticmethod
     def _published(suite: Suite, provider: str) -> dict[str, Path]:
         """The provider's published recordings by name: the only names a request may use."""
-        folder = suite.cassettes / provider / published.PUBLISHED
+        folder = suite.cassettes / provider / recordings.PUBLISHED
         return {path.name.removesuffix(".yaml"): path for path in folder.glob("*.yaml")}
 
     @staticmethod
@@ -294,15 +362,48 @@ class Catalogue:
             f"(known: {sorted(suite.scenarios)})"
         )
 
+    def recording_for(self, wire: str, provider: str | None, scenario: str | None) -> Recording:
+        """The recording a request on another wire than chat asks for, by name or by its
+        path's provider."""
+        if self.suite is None:
+            raise NoCassette("this server only serves registered bodies (X-Toolcall-Body)")
+        suite = self.suite
+        offers = [o for o in suite.wire_offers if o.wire == wire]
+        by_name = {r.name: r for r in recordings.discover(suite.cassettes, wire=wire)}
+        known = sorted(f"{WIRES}/{wire}/{name}" for name in by_name)
+        if provider is not None and provider not in {o.provider for o in suite.wire_offers}:
+            providers = sorted({o.provider for o in suite.wire_offers})
+            raise NoCassette(f"unknown provider {provider!r}; the wires are offered by {providers}")
+        if scenario:
+            name = scenario.removeprefix(f"{WIRES}/{wire}/")
+            if not scenario.startswith(f"{WIRES}/{wire}/") or name not in by_name:
+                raise NoCassette(f"no {wire} recording {scenario!r} on this path; known: {known}")
+            if provider is not None and not any(
+                o.provider == provider and name in o.recordings for o in offers
+            ):
+                raise NoCassette(f"{scenario} is not a recording of {provider}'s {wire} wire")
+            return by_name[name]
+        if provider is None:
+            raise NoCassette(
+                f"name the recording in X-Toolcall-Scenario ({known}) or the provider as the "
+                "path's first segment (/<provider>/...)"
+            )
+        names = [n for o in offers if o.provider == provider for n in o.recordings]
+        if not names:
+            raise NoCassette(f"{provider} has no {wire} recording; known: {known}")
+        return by_name[names[0]]
 
-def events(body: bytes) -> list[bytes]:
-    """The body cut after each blank line, so each write is one whole event, as a provider
-    flushes them."""
-    parts = body.split(b"\n\n")
-    out = [part + b"\n\n" for part in parts[:-1]]
-    if parts[-1]:
-        out.append(parts[-1])
-    return out
+
+def wire_request_problem(wire: str, url: SplitResult, request: Any) -> str | None:
+    """Why a request on another wire than chat is not a streamed one this server answers."""
+    if not isinstance(request, dict):
+        return "the body is not a JSON object"
+    if wire == "gemini":
+        alt = parse_qs(url.query).get("alt", [""])[-1]
+        return None if alt == "sse" else "only ?alt=sse is served on :streamGenerateContent"
+    if wire == "ollama":
+        return None if request.get("stream", True) is True else "only streamed requests are served"
+    return None if request.get("stream") is True else "only streamed requests are served"
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -440,9 +541,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _post(self) -> None:
         url = urlsplit(self.path)
-        wire = serve_wires.wire_of(url.path)
+        wire = wire_of(url.path)
         chosen = None
-        if wire is None:
+        if wire in (None, CHAT):
             try:
                 chosen = route(url.path)
             except BadRoute as exc:
@@ -462,8 +563,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._capture(headers, raw, _parsed_or_none(raw) if small else None)
             raise
         self._capture(headers, raw, request if raw else None)
-        if wire is not None:
-            serve_wires.answer(self, url, self.server.catalogue.suite, wire, request)
+        if wire is not None and wire != CHAT:
+            self._post_wire(url, wire, headers, request)
             return
         assert chosen is not None  # a chat completions path, or refused above
         query = {k: v[-1] for k, v in parse_qs(url.query).items()}
@@ -499,6 +600,28 @@ class _Handler(BaseHTTPRequestHandler):
         delay = serve_input.delay_seconds(headers.get("x-toolcall-delay-ms"), default_ms)
         self._stream(events(body), fault=fault, delay=delay)
 
+    def _post_wire(
+        self, url: SplitResult, wire: str, headers: Mapping[str, str], request: Any
+    ) -> None:
+        """Answer one POST on another wire than chat (its body already read and checked): the
+        registered body or the recording streamed, or a `Refused` naming the problem."""
+        if headers.get("x-toolcall-fault"):
+            raise serve_input.invalid("faults are served on chat completions only")
+        problem = wire_request_problem(wire, url, request)
+        if problem is not None:
+            raise serve_input.invalid(problem)
+        catalogue = self.server.catalogue
+        token = headers.get("x-toolcall-body")
+        try:
+            if token:
+                body = catalogue.registered_body(token, wire)
+            else:
+                scenario = headers.get("x-toolcall-scenario")
+                body = catalogue.recording_for(wire, provider_of(url.path), scenario).body()
+        except NoCassette as exc:
+            raise serve_input.Refused(404, "not_found", str(exc)) from None
+        self._stream(events(body, wire), fault=None, delay=0.0, wire=wire)
+
     def _read_body(self) -> bytes:
         """The whole body, framed by Content-Length or chunked, within MAX_BODY_BYTES."""
         encodings = [e.strip().lower() for e in self.headers.get_all("Transfer-Encoding") or []]
@@ -530,9 +653,11 @@ class _Handler(BaseHTTPRequestHandler):
         self._body_pending = False
         return raw
 
-    def _stream(self, pieces: list[bytes], *, fault: str | None, delay: float) -> None:
+    def _stream(
+        self, pieces: list[bytes], *, fault: str | None, delay: float, wire: str = CHAT
+    ) -> None:
         self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Content-Type", f"{WIRE_PATHS[wire].content_type}; charset=utf-8")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import published, synthesize, walk
+from . import recordings, synthesize, walk
 from .profiles import Provider, Suite
 
 #: Keys whose values are part of the structure, kept as they are.
@@ -143,7 +143,7 @@ def scenario_for(provider: Provider, expected: Mapping[str, Any]) -> str:
     return "single_call" if calls else "text_only"
 
 
-def compare_recording(suite: Suite, recording: published.Recording, body: bytes) -> list[str]:
+def compare_recording(suite: Suite, recording: recordings.Recording, body: bytes) -> list[str]:
     """How the provider's synthesis, given the recording's own reply, departs from the recording.
 
     The reply comes from the hand-written expectation (calls with their names and arguments,
@@ -161,5 +161,5 @@ def compare_recording(suite: Suite, recording: published.Recording, body: bytes)
     }
     cell = provider.cells[scenario_for(provider, expected)]
     rendered = synthesize.render_reply(suite, provider, cell, reply).encode("utf-8")
-    done = published.shows_framing(recording.provenance)
+    done = recordings.shows_framing(recording.provenance)
     return differences(outline(body, done=done), outline(rendered, done=done))

@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from .. import cassettes, published, serve
+from .. import cassettes, recordings, serve, streams
 from ..peers import Unavailable
 from ..profiles import Cell, Provider, Suite
 from . import judge, process
@@ -53,14 +53,14 @@ class Case:
     def kind(self) -> str:
         if self.fault:
             return "fault"
-        return "published" if self.target.startswith(published.PUBLISHED + "/") else "cell"
+        return "published" if self.target.startswith(recordings.PUBLISHED + "/") else "cell"
 
     @property
     def column(self) -> str:
         """The table column: the scenario, `published`, or the fault."""
         if self.fault:
             return self.fault
-        return published.PUBLISHED if self.kind == "published" else self.target
+        return recordings.PUBLISHED if self.kind == "published" else self.target
 
     @property
     def route(self) -> Route:
@@ -135,10 +135,10 @@ def cases(suite: Suite, *, provider: str | None = None, scenario: str | None = N
         body = _body(cassettes.cassette_path(suite.cassettes, p.key, cell.scenario))
         out.append(Case(p.key, cell.scenario, None, client_request(suite, p, cell), body))
     if scenario is None:
-        for recording in published.discover(suite.cassettes, provider):
+        for recording in recordings.discover(suite.cassettes, provider):
             chosen = suite.providers[recording.provider]
             request = client_request(suite, chosen, chosen.cells[PUBLISHED_SCENARIO])
-            target = f"{published.PUBLISHED}/{recording.stem}"
+            target = f"{recordings.PUBLISHED}/{recording.name}"
             out.append(Case(recording.provider, target, None, request, _body(recording.path)))
         for p, _s, cell in suite.cells(provider, FAULT_SCENARIO):
             if cell.not_applicable:
@@ -171,8 +171,8 @@ def route_path(provider: str, target: str, fault: str | None) -> str:
 
 def _before_cut(body: bytes) -> bytes:
     """What serve sends of `body` before its `cut` drops the connection: the first half of
-    the events (`serve.events`, as serve cuts them)."""
-    pieces = serve.events(body)
+    the events (`streams.events`, as serve cuts them)."""
+    pieces = streams.events(body)
     return b"".join(pieces[: len(pieces) // 2])
 
 

@@ -1,10 +1,11 @@
 """The anthropic SDK's `messages.stream()` and the final message it accumulates.
 
-Fed as its users feed it: a client whose HTTP answers with the recording's body (`served_body`),
-`messages.stream(model=..., max_tokens=..., messages=..., tools=...)`, and the `tool_use` blocks
-of `get_final_message()`, whose `input` the SDK parsed from the `input_json_delta` fragments;
-each is one call, its input written back as JSON text. An `error` event, which the SDK raises as
-an API error, is an answer (the stream reported bad); a failed connection is a crash.
+Fed as its users feed it: a client pointed at the simulator serving the recording's body at the
+wire's path (`http_clients.served`, as every HTTP client of the matrix is), then
+`messages.stream(model=..., max_tokens=..., messages=..., tools=...)`, and the `tool_use` blocks of
+`get_final_message()`, whose `input` the SDK parsed from the `input_json_delta` fragments; each is
+one call, its input written back as JSON text. An `error` event, which the SDK raises as an API
+error, is an answer (the stream reported bad); a failed connection is a crash.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import Assembled, Call
+from .http_clients import served
 from .installed import require
-from .served_body import answering, http_library
 
 ANTHROPIC = "anthropic"
 
@@ -26,16 +27,16 @@ class AnthropicMessagesStream:
 
     def __init__(self) -> None:
         self._anthropic, self.version = require("anthropic", "anthropic")
-        self._library = http_library(self._anthropic.DefaultHttpxClient)
 
     def assemble_wire(self, wire: str, body: bytes, request: Mapping[str, Any]) -> Assembled:
+        with served(body, wire) as (url, headers):
+            client = self._anthropic.Anthropic(
+                api_key="not-a-key", base_url=url, default_headers=headers, max_retries=0
+            )
+            return self._assemble(client, request)
+
+    def _assemble(self, client: Any, request: Mapping[str, Any]) -> Assembled:
         anthropic = self._anthropic
-        client = anthropic.Anthropic(
-            api_key="not-a-key",
-            base_url="http://127.0.0.1",
-            http_client=answering(self._library, body),
-            max_retries=0,
-        )
         tools = [
             {
                 "name": tool["function"]["name"],

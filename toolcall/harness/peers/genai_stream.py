@@ -1,12 +1,13 @@
 """google-genai's streaming: `client.models.generate_content_stream(...)`, calls per chunk.
 
-Fed as its users feed it: a client whose HTTP answers with the recording's body (`served_body`),
+Fed as its users feed it: a client pointed at the simulator serving the recording's body at the
+wire's path (`http_clients.served`, as every HTTP client of the matrix is), then
 `generate_content_stream(model=..., contents=..., config=...)` with the tools declared, and every
-`chunk.function_calls` collected in order, the SDK's own view of the calls in a chunk. Gemini
-sends each call whole, so that is the whole of the assembly; Vertex's streamed arguments
-(`partialArgs`) are left by the SDK to its user, and come back as the parts they arrive in. A
-call without an `id` (before gemini 3) has the empty id. An API error the SDK raises from the
-stream is an answer; a failed connection is a crash.
+`chunk.function_calls` collected in order, the SDK's own view of the calls in a chunk. Gemini sends
+each call whole, so that is the whole of the assembly; Vertex's streamed arguments (`partialArgs`)
+are left by the SDK to its user, and come back as the parts they arrive in. A call without an `id`
+(before gemini 3) has the empty id. An API error the SDK raises from the stream is an answer; a
+failed connection is a crash.
 """
 
 from __future__ import annotations
@@ -15,9 +16,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from . import Assembled, Call, Unavailable
+from . import Assembled, Call
+from .http_clients import served
 from .installed import require
-from .served_body import answering
 
 GEMINI = "gemini"
 
@@ -30,17 +31,18 @@ class GenAIStream:
         self._genai, self.version = require("google.genai", "google-genai")
         self._types, _ = require("google.genai.types", "google-genai")
         self._errors, _ = require("google.genai.errors", "google-genai")
-        self._httpx, _ = require("httpx", "httpx")
-        if "httpx_client" not in self._types.HttpOptions.model_fields:
-            raise Unavailable(f"{self.version} takes no httpx client (google-genai>=1.46 does)")
 
     def assemble_wire(self, wire: str, body: bytes, request: Mapping[str, Any]) -> Assembled:
+        with served(body, wire) as (url, headers):
+            options = self._types.HttpOptions(base_url=url, headers=headers)
+            client = self._genai.Client(api_key="not-a-key", http_options=options)
+            try:
+                return self._assemble(client, request)
+            finally:
+                client.close()
+
+    def _assemble(self, client: Any, request: Mapping[str, Any]) -> Assembled:
         types = self._types
-        http = answering(self._httpx, body)
-        client = self._genai.Client(
-            api_key="not-a-key",
-            http_options=types.HttpOptions(base_url="http://127.0.0.1", httpx_client=http),
-        )
         declarations = [
             types.FunctionDeclaration(
                 name=tool["function"]["name"],
@@ -63,6 +65,4 @@ class GenAIStream:
                     calls.append(Call(call.id or "", call.name or "", arguments))
         except self._errors.APIError as exc:
             return Assembled(error=f"{type(exc).__name__}: {exc}")
-        finally:
-            http.close()
         return Assembled(calls=tuple(calls))

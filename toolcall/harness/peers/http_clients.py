@@ -18,11 +18,13 @@ import re
 import shutil
 import subprocess
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from .. import scrub, serve
+from ..cassettes import CHAT
 from . import Assembled, Chunk, Unavailable
 from .external import Crashed, TimedOut, read_document
 from .installed import require
@@ -47,9 +49,22 @@ def simulator() -> serve.Running:
         return _running
 
 
-def _job(request: Mapping[str, Any], token: str) -> dict[str, Any]:
+@contextmanager
+def served(body: bytes, wire: str = CHAT) -> Iterator[tuple[str, dict[str, str]]]:
+    """`body` registered with the simulator for `wire`'s path: yields the simulator's URL
+    (before any API root) and the headers that fetch the body; forgotten when the block ends.
+    Every client of the matrix that is not handed the stream in memory fetches it this way."""
+    running = simulator()
+    token = running.catalogue.register(body, wire)
+    try:
+        yield running.base_url, {BODY_HEADER: token}
+    finally:
+        running.catalogue.forget(token)
+
+
+def _job(request: Mapping[str, Any], url: str, headers: dict[str, str]) -> dict[str, Any]:
     body = {**request, "stream": True, "model": request.get("model") or "model"}
-    return {"base_url": simulator().url("any"), "headers": {BODY_HEADER: token}, "request": body}
+    return {"base_url": f"{url}/any/v1", "headers": headers, "request": body}
 
 
 class _Served:
@@ -59,12 +74,8 @@ class _Served:
     version = ""
 
     def assemble(self, chunks: Sequence[Chunk], request: Mapping[str, Any]) -> Assembled:
-        catalogue = simulator().catalogue
-        token = catalogue.register(sse_body(chunks))
-        try:
-            return self.fetch(_job(request, token))
-        finally:
-            catalogue.forget(token)
+        with served(sse_body(chunks)) as (url, headers):
+            return self.fetch(_job(request, url, headers))
 
     def fetch(self, job: Mapping[str, Any]) -> Assembled:
         raise NotImplementedError

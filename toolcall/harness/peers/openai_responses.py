@@ -1,11 +1,14 @@
 """The openai SDK's Responses stream: `client.responses.stream(...)` and its final response.
 
-Fed as its users feed it: a client whose HTTP answers with the recording's body (`served_body`),
+Fed as its users feed it: a client pointed at the simulator serving the recording's body at the
+wire's path (`http_clients.served`, as every HTTP client of the matrix is), then
 `responses.stream(model=..., input=..., tools=...)` iterated to the end, and the calls read from
-`get_final_response()`, which is what the SDK's stream state accumulates from the events (it
-takes the items `response.completed` hands over). Each `function_call` item is one call: its
-`call_id`, `name` and `arguments`. An error the SDK reports from the stream (an `error` event,
-`response.failed`) is an answer, not a crash; a failed connection is not.
+`get_final_response()`, which is what the SDK's stream state accumulates from the events (it takes
+the items `response.completed` hands over). Each `function_call` item is one call: its `call_id`,
+`name` and `arguments`. An error the SDK reports from the stream (an `error` event,
+`response.failed`) is an answer, not a crash, and so is `get_final_response()` refusing a stream
+that never completed (`response.incomplete`: the user gets no calls to run, which is the cut
+reported); a failed connection is not.
 """
 
 from __future__ import annotations
@@ -14,8 +17,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import Assembled, Call
+from .http_clients import served
 from .installed import require
-from .served_body import answering, http_library
 
 RESPONSES = "responses"
 
@@ -40,16 +43,17 @@ class OpenAIResponsesStream:
     def __init__(self) -> None:
         self._openai, self.version = require("openai", "openai")
         require("openai.lib.streaming.responses", "openai")  # absent before the Responses API
-        self._library = http_library(self._openai.DefaultHttpxClient)
 
     def assemble_wire(self, wire: str, body: bytes, request: Mapping[str, Any]) -> Assembled:
         openai = self._openai
-        client = openai.OpenAI(
-            api_key="not-a-key",
-            base_url="http://127.0.0.1/v1",
-            http_client=answering(self._library, body),
-            max_retries=0,
-        )
+        with served(body, wire) as (url, headers):
+            client = openai.OpenAI(
+                api_key="not-a-key", base_url=url + "/v1", default_headers=headers, max_retries=0
+            )
+            return self._assemble(client, request)
+
+    def _assemble(self, client: Any, request: Mapping[str, Any]) -> Assembled:
+        openai = self._openai
         try:
             with client.responses.stream(
                 model=request.get("model") or "model",
@@ -58,7 +62,10 @@ class OpenAIResponsesStream:
             ) as stream:
                 for _event in stream:
                     pass
-                final = stream.get_final_response()
+                try:
+                    final = stream.get_final_response()
+                except RuntimeError as exc:  # the SDK's word for a response that never completed
+                    return Assembled(error=f"{type(exc).__name__}: {exc}")
         except openai.APIConnectionError:
             raise
         except openai.APIError as exc:

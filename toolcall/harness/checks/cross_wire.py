@@ -18,9 +18,9 @@ from typing import Any
 import toolcall
 from toolcall import ToolCallError, Turn
 
-from . import cassettes, published
-from .checks import Finding, differences
-from .profiles import Suite, WireOffer
+from .. import cassettes, recordings
+from ..profiles import Suite, WireOffer
+from .outcome import Finding, differences
 
 
 def comparable(turn: Turn) -> dict[str, Any]:
@@ -38,7 +38,7 @@ def findings(suite: Suite, offer: WireOffer, name: str, turn: Turn) -> list[Find
     if twin is None:
         return []
     where = f"providers.{offer.provider}.wires.{offer.wire}.same_request.{name}"
-    path = suite.cassettes / offer.provider / published.PUBLISHED / f"{twin}.yaml"
+    path = suite.cassettes / offer.provider / recordings.PUBLISHED / f"{twin}.yaml"
     try:
         chat = toolcall.assemble(cassettes.response_body(cassettes.load(path)))
     except (cassettes.CassetteError, ToolCallError) as exc:

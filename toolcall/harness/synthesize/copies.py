@@ -1,4 +1,4 @@
-"""Synthesized wire cassettes: a scenario's `reply` rendered on a provider's other wires.
+"""The other wires synthesized by copying recorded events: Responses, Anthropic Messages, Gemini.
 
 A provider that offers another wire (Responses, Anthropic Messages, Gemini's own) beside chat
 must give the same turn on each (the cross-wire check), and a reader of each wire must be proved
@@ -15,11 +15,9 @@ recordings shows (a text message where only tool calls were recorded, a thinking
 with no recorded thinking) is not rendered: `Unshown` names what is missing, and the cell is
 left out instead of invented.
 
-Which recordings a provider's rendering follows, and how its ids look, is written below as DATA
-(`SHAPES`), one entry per provider and wire, each naming the recordings it rests on. A provider
-with no recording of its own on a wire (DeepSeek and Qwen on Anthropic Messages, offered by
-documentation only) follows Anthropic's own recordings: the compatible endpoints document
-Anthropic's stream, so the first party's recording is the best evidence of it there is.
+Which recordings a provider's rendering follows, how its ids look and how its fragments are cut
+is data, the `synthesis` block of the provider's wire offer in providers.yaml (`Shape`), beside
+the recordings it rests on; what is here is each wire's grammar, never a provider's name.
 """
 
 from __future__ import annotations
@@ -28,17 +26,14 @@ import copy
 import json
 import math
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from . import cassettes, wire_recordings
-from .profiles import Cell, Provider, Suite
-from .synthesize import SYNTHESIZED, SynthesisError, cut, generate
-
-#: Under a provider's cassettes: `wires/<wire>/<scenario>.yaml`.
-WIRES = "wires"
+from .. import recordings
+from ..cassettes import WIRES
+from ..profiles import Cell, Provider, Suite
+from .templates import SynthesisError, cut, generate
 
 
 class Unshown(SynthesisError):
@@ -47,127 +42,34 @@ class Unshown(SynthesisError):
 
 @dataclass(frozen=True)
 class Shape:
-    """How one provider's stream on one wire is rendered, and the recordings it follows."""
+    """How one provider's stream on one wire is rendered, and the recordings it follows: the
+    `synthesis` block of its wire offer in providers.yaml."""
 
     follows: tuple[str, ...]
-    #: id formats (synthesize.generate); `{kind}` is the item's prefix on Responses.
+    #: id formats (`templates.generate`); `{kind}` is the item's prefix on Responses.
     ids: Mapping[str, str]
-    #: argument and text fragment sizes (synthesize.cut); None sends each whole.
+    #: argument and text fragment sizes (`templates.cut`); None sends each whole.
     fragment: Mapping[str, Any] | None
 
+    @classmethod
+    def of(cls, block: Mapping[str, Any]) -> Shape:
+        """The shape a wire offer's `synthesis` block (checked by providers.schema.json) says."""
+        return cls(tuple(block["follows"]), dict(block["ids"]), block.get("fragment"))
 
-_ANTHROPIC = Shape(
-    follows=("fantasy_claude-sonnet-4_multi_tool",),
-    ids={"message": "msg_01{alnum:22}", "call": "toolu_01{alnum:22}"},
-    fragment={"tokens": [4, 3, 5]},
-)
-
-#: (provider, wire) -> its shape. OpenAI's gpt-4o sends each call's arguments in one delta;
-#: DeepSeek's ids are UUIDs with `call_00_` call ids and token-sized fragments.
-SHAPES: dict[tuple[str, str], Shape] = {
-    ("openai", "responses"): Shape(
-        follows=("fantasy_responses_gpt-4o_multi_tool", "pydantic-ai_responses_gpt-4o_stream"),
-        ids={
-            "response": "resp_{hex:50}",
-            "item": "{kind}_{hex:50}",
-            "call": "call_{alnum:24}",
-        },
-        fragment=None,
-    ),
-    ("deepseek", "responses"): Shape(
-        follows=(
-            "pydantic-ai_deepseek-v4-flash_responses_function_tool_stream",
-            "vercel-ai_deepseek-v4-flash_responses_tool-call",
-        ),
-        ids={"response": "{uuid}", "item": "{uuid}", "call": "call_{index:02}_{alnum:24}"},
-        fragment={"tokens": [1]},
-    ),
-    ("gemini", "gemini"): Shape(
-        follows=("fantasy_gemini-2.5-flash_multi_tool",),
-        ids={"response": "{alnum:23}", "call": "{lower_alnum:8}", "signature": "{alnum:304}"},
-        fragment=None,
-    ),
-    ("deepseek", "anthropic"): _ANTHROPIC,
-    ("qwen", "anthropic"): _ANTHROPIC,
-}
 
 #: Responses item types and the prefix OpenAI gives their ids.
 _ITEM_PREFIX = {"function_call": "fc", "message": "msg", "reasoning": "rs"}
 
 
-def cassette_path(root: Path, provider: str, wire: str, scenario: str) -> Path:
-    return root / provider / WIRES / wire / f"{scenario}.yaml"
-
-
 def follows_paths(suite: Suite, wire: str, shape: Shape) -> list[str]:
     """The repository paths of the recording bodies a shape follows (what a cassette cites)."""
-    folder = suite.cassettes / wire_recordings.WIRES / wire
+    folder = suite.cassettes / WIRES / wire
     return [
         str(path.relative_to(suite.root))
         for name in shape.follows
         for path in sorted(folder.glob(f"{name}.*"))
-        if path.suffix in wire_recordings.BODY_SUFFIXES
+        if path.suffix in recordings.BODY_SUFFIXES
     ]
-
-
-def cells(
-    suite: Suite, provider: str | None = None, scenario: str | None = None
-) -> Iterator[tuple[Provider, Cell, str, Shape]]:
-    """Every applicable (provider, scenario) cell on every wire a shape is declared for."""
-    offered = {(o.provider, o.wire) for o in suite.wire_offers}
-    for prov, _scen, cell in suite.cells(provider, scenario):
-        if cell.not_applicable is not None:
-            continue
-        for (key, wire), shape in SHAPES.items():
-            if key == prov.key and (key, wire) in offered:
-                yield prov, cell, wire, shape
-
-
-def synthesize(
-    suite: Suite, provider: str | None = None, scenario: str | None = None
-) -> tuple[list[Path], list[str]]:
-    """Write every renderable wire cassette; return the paths and, one line each, the cells
-    left out because their reply needs an event no followed recording shows."""
-    written, left_out = [], []
-    for prov, cell, wire, shape in cells(suite, provider, scenario):
-        path = cassette_path(suite.cassettes, prov.key, wire, cell.scenario)
-        try:
-            text = cassette_text(suite, prov, cell, wire, shape)
-        except Unshown as exc:
-            left_out.append(str(exc))
-            if cassettes.evidence_kind(path) == SYNTHESIZED:
-                path.unlink()
-            continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        cassettes.write_atomically(path, text)
-        written.append(path)
-    return written, left_out
-
-
-def cassette_text(suite: Suite, provider: Provider, cell: Cell, wire: str, shape: Shape) -> str:
-    """The exact text `synthesize` writes for a cell on a wire."""
-    body = render(suite, provider, cell, wire, shape)
-    offer = next(o for o in suite.wire_offers if (o.provider, o.wire) == (provider.key, wire))
-    request = wire_request(wire, suite.request_body(provider, cell))
-    cassette = cassettes.build(
-        uri=offer.endpoint.replace("{model}", cell.model),
-        request_body=json.dumps(request, ensure_ascii=False),
-        request_headers=cassettes.request_headers(),
-        status=200,
-        reason="OK",
-        response_headers={"Content-Type": ["text/event-stream; charset=utf-8"]},
-        response_body=body,
-    )
-    cassette["metadata"] = {
-        "provenance": {
-            "kind": SYNTHESIZED,
-            "wire": wire,
-            "rendered_from": f"toolcall/harness/synthesize_wires.py SHAPES[{provider.key}, "
-            f"{wire}] and scenarios.yaml scenarios.{cell.scenario}.reply",
-            "follows": follows_paths(suite, wire, shape),
-        }
-    }
-    return cassettes.dump(cassette)
 
 
 #: The scenarios' `tool_choice: auto` in each wire's words (no scenario asks for another).
@@ -227,22 +129,20 @@ def wire_request(wire: str, chat: Mapping[str, Any]) -> dict[str, Any]:
 
 def render(suite: Suite, provider: Provider, cell: Cell, wire: str, shape: Shape) -> str:
     """The event stream `provider` would send for `cell` on `wire`."""
-    recordings = {r.name: r for r in wire_recordings.discover(suite.cassettes) if r.wire == wire}
-    missing = [name for name in shape.follows if name not in recordings]
+    found = {r.name: r for r in recordings.discover(suite.cassettes, wire=wire)}
+    missing = [name for name in shape.follows if name not in found]
     if missing:
         raise SynthesisError(f"{provider.key}@{wire}: follows unknown recordings {missing}")
     templates = _Templates(
         f"{provider.key}@{wire} {cell.scenario}",
-        [e for name in shape.follows for e in events(recordings[name].body())],
+        [e for name in shape.follows for e in events(found[name].body())],
     )
     reply = suite.scenarios[cell.scenario].reply
     request = wire_request(wire, suite.request_body(provider, cell))
-    renderer = _RENDERERS.get(wire)
-    if renderer is None:
-        raise SynthesisError(f"{provider.key}@{wire}: no renderer for the {wire} wire")
+    renderer = _RENDERERS[wire]
     seed = f"{provider.key}|{wire}|{cell.scenario}"
     out = renderer(templates, shape, reply, request, cell.model, random.Random(seed))
-    if wire in wire_recordings.NAMED_EVENTS:
+    if wire in recordings.NAMED_EVENTS:
         return "".join(
             f"event: {e['type']}\ndata: {json.dumps(e, ensure_ascii=False, separators=(',', ':'))}"
             "\n\n"
@@ -595,3 +495,5 @@ def _gemini(
 
 
 _RENDERERS = {"responses": _responses, "anthropic": _anthropic, "gemini": _gemini}
+#: The wires this module renders.
+RENDERED_WIRES = tuple(_RENDERERS)

@@ -1,4 +1,4 @@
-"""Synthesized cassettes: a scenario's `reply` rendered in one provider's own wire shape.
+"""Chat completions synthesized from templates: a scenario's `reply` in one provider's own shape.
 
 Most cells cannot be recorded (no keys, no budget, eight providers), yet the assembler has to be
 proved against each provider's stream as it really is: its envelope fields and their order, its id
@@ -102,25 +102,12 @@ import string
 import uuid
 from collections.abc import Iterator, Mapping
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from . import cassettes
-from .profiles import Cell, Provider, Suite
-
-__all__ = [
-    "SYNTHESIS_SCHEMA",
-    "SynthesisError",
-    "cut",
-    "generate",
-    "render",
-    "render_reply",
-    "settings",
-    "synthesize",
-]
+from ..profiles import Cell, Provider, Suite
 
 #: GPT-2-style pre-tokenizer: a word with its leading space, digits, punctuation runs, spaces.
 _TOKEN = re.compile(r" ?[^\W\d_]+| ?\d+| ?[^\s\w]+|\s+(?!\S)|\s+|.", re.DOTALL)
@@ -325,64 +312,17 @@ def settings(provider: Provider, scenario: str) -> dict[str, Any]:
     return merged
 
 
-def render(suite: Suite, provider: Provider, cell: Cell) -> str:
-    """The SSE body `provider` would send for `cell`, carrying the scenario's `reply`."""
-    if cell.not_applicable is not None:
-        raise SynthesisError(f"{cell.id} is not applicable: {cell.not_applicable}")
-    reply = suite.scenarios[cell.scenario].reply
-    spec = settings(provider, cell.scenario)
-    return _Renderer(provider, cell, spec, reply, suite.request_body(provider, cell)).body()
-
-
 def render_reply(suite: Suite, provider: Provider, cell: Cell, reply: Mapping[str, Any]) -> str:
     """The SSE body `provider` would send for `reply` (reasoning, content, calls) under `cell`'s
-    synthesis settings: how a recording's own reply looks through our templates, so the two
-    streams can be compared for structure."""
+    synthesis settings: a scenario's own reply, or a recording's reply rendered through our
+    templates, so the two streams can be compared for structure."""
     spec = settings(provider, cell.scenario)
     return _Renderer(provider, cell, spec, reply, suite.request_body(provider, cell)).body()
 
 
-def synthesize(
-    suite: Suite, provider: str | None = None, scenario: str | None = None
-) -> list[Path]:
-    """Write `cassettes/<provider>/<scenario>.yaml` for every synthesized cell; return the paths.
-
-    A cassette whose own metadata says it was recorded or published is evidence and is never
-    overwritten, whatever providers.yaml says; cells that are not applicable get no cassette.
-    """
-    written = []
-    for prov, _scen, cell in suite.cells(provider, scenario):
-        if cell.not_applicable is not None or cell.provenance.get("kind") != "synthesized":
-            continue
-        path = cassettes.cassette_path(suite.cassettes, prov.key, cell.scenario)
-        if cassettes.evidence_kind(path) not in (None, SYNTHESIZED):
-            continue
-        cassettes.write_atomically(path, cassette_text(suite, prov, cell))
-        written.append(path)
-    return written
-
-
-def cassette_text(suite: Suite, provider: Provider, cell: Cell) -> str:
-    """The exact text `synthesize` writes for a cell (what a stale-cassette check compares)."""
-    body = render(suite, provider, cell)
-    cassette = cassettes.build(
-        uri=provider.base_url + "/chat/completions",
-        request_body=json.dumps(suite.request_body(provider, cell), ensure_ascii=False),
-        request_headers=cassettes.request_headers(),
-        status=200,
-        reason="OK",
-        response_headers={"Content-Type": [settings(provider, cell.scenario)["content_type"]]},
-        response_body=body,
-    )
-    cassette["metadata"] = {
-        "provenance": {
-            "kind": SYNTHESIZED,
-            "rendered_from": f"providers.yaml providers.{provider.key}.synthesis and "
-            f"scenarios.yaml scenarios.{cell.scenario}.reply",
-            "follows": " ".join(str(cell.provenance.get("follows", "")).split()),
-        }
-    }
-    return cassettes.dump(cassette)
+def content_type(provider: Provider, scenario: str) -> str:
+    """The response's Content-Type the provider's synthesis block names for `scenario`."""
+    return str(settings(provider, scenario)["content_type"])
 
 
 # -- rendering -------------------------------------------------------------------------------
