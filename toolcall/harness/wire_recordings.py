@@ -1,7 +1,9 @@
 """The published recordings of the wires other than chat completions (`cassettes/wires/`).
 
-Each `<name>.<sse|jsonl|ndjson>` is a third party's body, verbatim; `<name>.source.json` says where
-it came from (and its SHA-256), `<name>.expected.json` what it holds, typed by hand. A `.jsonl`
+Each `<name>.<sse|jsonl|ndjson|json>` is a third party's body, verbatim; `<name>.source.json` says
+where it came from (and its SHA-256), `<name>.expected.json` what it holds, typed by hand. A `.json`
+body is Gemini's JSON array (`streamGenerateContent` without `?alt=sse`: `[{...}\n,\r\n{...}]`),
+which is the wire itself, as Ollama's `.ndjson` is. A `.jsonl`
 source kept one event's JSON per line and dropped the SSE framing; `Recording.body()` puts each
 line back in a `data:` event, and on the two wires whose APIs name every event (`event: <type>`
 on Responses and Anthropic Messages, the same word as the JSON's own `type`) the name line too,
@@ -27,7 +29,11 @@ from .profiles import Suite, WireOffer
 WIRES = "wires"
 #: A recording's name in a scenario column, a serve header and a report: `wires/<wire>/<name>`.
 PREFIX = "wires/"
-BODY_SUFFIXES = (".sse", ".jsonl", ".ndjson")
+BODY_SUFFIXES = (".sse", ".jsonl", ".ndjson", ".json")
+#: Gemini's answer to `streamGenerateContent` without `?alt=sse`: one JSON array.
+JSON_ARRAY = "json-array"
+#: What each framing is served as; every other framing is an event stream.
+CONTENT_TYPES = {"ndjson": "application/x-ndjson", JSON_ARRAY: "application/json"}
 #: The wires whose API names each event with its JSON's `type`.
 NAMED_EVENTS = ("responses", "anthropic")
 
@@ -65,9 +71,15 @@ class Recording:
         return str(self.source["model"])
 
     @property
+    def array(self) -> bool:
+        """Whether the body is Gemini's JSON array rather than an event stream or lines."""
+        return bool(self.source["framing"] == JSON_ARRAY)
+
+    @property
     def content_type(self) -> str:
-        """What the endpoint answers with: Ollama's lines, everyone else's event stream."""
-        return "application/x-ndjson" if self.source["framing"] == "ndjson" else "text/event-stream"
+        """What the endpoint answers with: Ollama's lines, Gemini's JSON array, else an event
+        stream."""
+        return CONTENT_TYPES.get(self.source["framing"], "text/event-stream")
 
     def body(self) -> bytes:
         """The HTTP body the provider sent, as the library reads it."""
@@ -105,7 +117,7 @@ def load(source_path: Path) -> Recording:
     folder = source_path.parent
     try:
         source = json.loads(source_path.read_text(encoding="utf-8"))
-        bodies = [p for p in folder.glob(f"{stem}.*") if p.suffix in BODY_SUFFIXES]
+        bodies = body_paths(folder, stem)
         if len(bodies) != 1:
             raise WireRecordingError(
                 f"{folder / stem}: expected one body ({', '.join(BODY_SUFFIXES)}), found "
@@ -115,6 +127,12 @@ def load(source_path: Path) -> Recording:
     except (OSError, json.JSONDecodeError) as exc:
         raise WireRecordingError(f"{folder / stem}: {exc}") from None
     return Recording(stem, source["wire"], bodies[0].read_bytes(), source, expected)
+
+
+def body_paths(folder: Path, stem: str) -> list[Path]:
+    """The body files named `stem` in `folder`: `<stem>.json` is a body, `<stem>.source.json` and
+    `<stem>.expected.json` are its sidecars, so the whole name after the stem decides."""
+    return sorted(p for p in folder.glob(f"{stem}.*") if p.name[len(stem) :] in BODY_SUFFIXES)
 
 
 def expectation_differences(turn: Turn, expected: dict[str, Any]) -> list[tuple[str, Any, Any]]:
