@@ -3,14 +3,14 @@
 Each `<name>.<sse|jsonl|ndjson|json>` is a third party's body, verbatim; `<name>.source.json` says
 where it came from (and its SHA-256), `<name>.expected.json` what it holds, typed by hand. A `.json`
 body is Gemini's JSON array (`streamGenerateContent` without `?alt=sse`: `[{...}\n,\r\n{...}]`),
-which is the wire itself, as Ollama's `.ndjson` is. A `.jsonl`
-source kept one event's JSON per line and dropped the SSE framing; `Recording.body()` puts each
-line back in a `data:` event, and on the two wires whose APIs name every event (`event: <type>`
-on Responses and Anthropic Messages, the same word as the JSON's own `type`) the name line too,
-because an SDK may read only named events (the anthropic SDK skips an event without a name).
-That is the one change made to replay them (recorded in the cassettes' README). The suite, the
-matrix, `toolcall serve` and the unit tests all read them through this module, so there is one
-reading of what a wire recording is and of what its expectation says.
+which is the wire itself, as Ollama's `.ndjson` is. A `.jsonl` source kept one event's JSON per line
+and dropped the SSE framing; `Recording.body()` puts each line back in a `data:` event, and on the
+two wires whose APIs name every event (`event: <type>` on Responses and Anthropic Messages, the same
+word as the JSON's own `type`) the name line too, because an SDK may read only named events (the
+anthropic SDK skips an event without a name). That is the one change made to replay them (recorded
+in the cassettes' README). The suite, the matrix, `toolcall serve` and the unit tests all read them
+through this module, so there is one reading of what a wire recording is and of what its expectation
+says.
 """
 
 from __future__ import annotations
