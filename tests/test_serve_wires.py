@@ -1,7 +1,8 @@
 """`toolcall serve` on the Responses, Anthropic, Gemini and Ollama paths, over real HTTP.
 
 Each wire recording is fetched at its wire's real path and read back by the library with the
-wire detected, so a client pointed at serve sees exactly the recorded stream.
+wire detected, so a client pointed at serve sees exactly the recorded stream. Gemini's path
+answers in the framing the request asks for: `?alt=sse` an event stream, no `alt` its JSON array.
 """
 
 from __future__ import annotations
@@ -34,6 +35,17 @@ TYPES = {
     "gemini": "text/event-stream",
     "ollama": "application/x-ndjson",
 }
+#: Gemini's JSON array: asked for without `alt=sse`, answered as JSON.
+ARRAY_PATH = "/v1beta/models/any-model:streamGenerateContent"
+ARRAY_TYPE = "application/json"
+
+
+def flushes(rec: Recording) -> int:
+    """How many writes the provider made: one per event, Ollama line or array element."""
+    body = rec.body()
+    if rec.framing:
+        return len(json.loads(body))
+    return body.count(b"\n" if rec.wire == "ollama" else b"data:")
 
 
 @pytest.fixture(scope="module")
@@ -51,19 +63,20 @@ def named(name: str) -> Recording:
 def test_each_recording_at_its_wire_path_assembles_to_its_expectation(
     server: serve.Running, rec: Recording
 ) -> None:
-    url = server.base_url + PATHS[rec.wire]
+    url = server.base_url + (ARRAY_PATH if rec.framing else PATHS[rec.wire])
     headers = {"X-Toolcall-Scenario": rec.id}
     with (
         httpx.Client(timeout=10) as client,
         client.stream("POST", url, json={"stream": True}, headers=headers) as response,
     ):
-        assert response.headers["content-type"].startswith(TYPES[rec.wire])
+        assert response.headers["content-type"].startswith(
+            ARRAY_TYPE if rec.framing else TYPES[rec.wire]
+        )
         pieces = list(response.iter_raw())
         turn = toolcall.assemble(iter(pieces), status=response.status_code)
     assert b"".join(pieces) == rec.body()
     # one event (one line for Ollama) per write, as the provider flushes them, not one blob
-    events = rec.body().count(b"\n" if rec.wire == "ollama" else b"data:")
-    assert len(pieces) == events
+    assert len(pieces) == flushes(rec)
     assert expectation_differences(turn, rec.expected) == []
 
 
@@ -76,6 +89,10 @@ def test_each_recording_at_its_wire_path_assembles_to_its_expectation(
         (
             "/gemini/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
             "fantasy_gemini-2.5-flash_multi_tool",
+        ),
+        (
+            "/gemini/v1beta/models/gemini-2.5-flash:streamGenerateContent",
+            "llm-gemini_gemini-2.5-flash_tools_json-array",
         ),
         ("/ollama-cloud/api/chat", "fantasy_ollama-cloud_gpt-oss-120b_api-chat_tool"),
     ],
@@ -111,11 +128,25 @@ def test_a_provider_prefix_picks_its_first_recording_on_the_wire(
         ("/openai/v1/responses", {"stream": False}, {}, 400, "only streamed requests"),
         ("/ollama-cloud/api/chat", {"stream": False}, {}, 400, "only streamed requests"),
         (
-            "/gemini/v1beta/models/m:streamGenerateContent",
+            "/gemini/v1beta/models/m:streamGenerateContent?alt=proto",
             {},
             {},
             400,
-            "only ?alt=sse is served",
+            "?alt=proto is neither framing",
+        ),
+        (
+            "/v1beta/models/m:streamGenerateContent",
+            {},
+            {"X-Toolcall-Scenario": "wires/gemini/fantasy_gemini-2.5-flash_multi_tool"},
+            404,
+            "is answered to a request with ?alt=sse",
+        ),
+        (
+            "/v1beta/models/m:streamGenerateContent?alt=sse",
+            {},
+            {"X-Toolcall-Scenario": "wires/gemini/llm-gemini_gemini-2.5-flash_tools_json-array"},
+            404,
+            "is answered to a request without ?alt=sse",
         ),
         ("/openai/v1/responses", {"stream": True}, {"X-Toolcall-Fault": "cut"}, 400, "faults"),
         ("/openai/v1/responses", [1], {}, 400, "must be a JSON object"),

@@ -18,9 +18,10 @@ import pytest
 
 from toolcall.harness import matrix, recordings
 from toolcall.harness.matrix import Case
-from toolcall.harness.peers import CHAT, Peer, Unavailable, builtin, reads
+from toolcall.harness.peers import CHAT, Assembled, Peer, Unavailable, builtin, reads
 from toolcall.harness.peers.reference import Reference
 from toolcall.harness.profiles import load_suite
+from toolcall.harness.recordings import JSON_ARRAY
 from toolcall.harness.verdict import PASS, judge
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,7 +58,7 @@ def _verdicts(peer: Peer, cases: list[Case]) -> dict[str, str]:
 
 def test_every_wire_recording_is_a_row_the_reference_passes() -> None:
     cases = _cases()
-    assert len(cases) == 24
+    assert len(cases) == 27
     assert {case.wire for case in cases} == {"responses", "anthropic", "gemini", "ollama"}
     assert all(case.scenario.startswith(f"{case.wire}/") for case in cases)
     assert set(_verdicts(Reference(), cases).values()) == {PASS}
@@ -72,7 +73,8 @@ def test_each_sdk_gets_only_its_wire_rows_and_passes_them(
     peer = _adapter(name, module)
     verdicts = _verdicts(peer, _cases())
     assert verdicts and all(scenario.startswith(f"{wire}/") for scenario in verdicts)
-    assert len(verdicts) == len(_cases(wire))
+    # Gemini's JSON array is not sent to an SDK, which asks for `alt=sse`
+    assert len(verdicts) == len([c for c in _cases(wire) if not c.framing])
     failing = {scenario: label for scenario, label in verdicts.items() if label != PASS}
     if wire == "gemini":
         assert failing and all("partialArgs" in scenario for scenario in failing)
@@ -113,6 +115,27 @@ def test_a_wire_peer_has_no_chat_rows_and_a_chat_peer_no_wire_rows() -> None:
 
     assert reads(ChatOnly(), CHAT) and not reads(ChatOnly(), "responses")  # type: ignore[arg-type]
     assert _verdicts(ChatOnly(), _cases("responses")) == {}  # type: ignore[arg-type]
+
+
+def test_a_json_array_row_goes_only_to_a_peer_that_names_that_framing() -> None:
+    """Gemini answers a request without `alt=sse` with one JSON array; an SDK asks for `alt=sse`
+    and is never sent one, so its column has no such row, and ours has every one."""
+
+    class EventStreamOnly:
+        name, version, wires = "event-stream-only", "0", ("gemini",)
+
+        def assemble_wire(self, wire: str, body: bytes, request: object) -> Assembled:
+            assert body.startswith(b"data:"), "a JSON array was handed to an event-stream reader"
+            return Assembled(calls=())
+
+    gemini = _cases("gemini")
+    arrays = {c.scenario for c in gemini if c.framing == JSON_ARRAY}
+    assert arrays and all(c.body.startswith(b"[") for c in gemini if c.framing)
+    assert reads(Reference(), "gemini", JSON_ARRAY)
+    assert not reads(EventStreamOnly(), "gemini", JSON_ARRAY)  # type: ignore[arg-type]
+    seen = _verdicts(EventStreamOnly(), gemini)  # type: ignore[arg-type]
+    assert set(seen) == {c.scenario for c in gemini} - arrays
+    assert arrays <= set(_verdicts(Reference(), gemini))
 
 
 @pytest.mark.parametrize(("name", "module", "wire"), ADAPTERS)

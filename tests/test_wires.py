@@ -36,7 +36,8 @@ IDS = [r.name for r in RECORDINGS]
 
 def test_every_wire_has_recordings() -> None:
     assert {r.wire for r in RECORDINGS} == {"responses", "anthropic", "gemini", "ollama"}
-    assert len(RECORDINGS) == 24
+    assert {r.provenance["framing"] for r in RECORDINGS} == {"sse", "jsonl", "ndjson", "json-array"}
+    assert len(RECORDINGS) == 27
 
 
 @pytest.mark.parametrize("rec", RECORDINGS, ids=IDS)

@@ -556,7 +556,8 @@ def _serve(suite: Suite, args: argparse.Namespace) -> int:
     )
     print(
         "  other wires: POST /v1/responses, /v1/messages, "
-        "/v1beta/models/{model}:streamGenerateContent?alt=sse, /api/chat, the recording named by "
+        "/v1beta/models/{model}:streamGenerateContent?alt=sse (without alt: a JSON array), "
+        "/api/chat, the recording named by "
         "X-Toolcall-Scenario: wires/<wire>/<name> or a /<provider>/ prefix"
     )
     try:

@@ -85,6 +85,9 @@ class Case:
     body: bytes
     #: The API the body is in; only the implementations that read it get the case.
     wire: str = CHAT
+    #: A framing other than the wire's usual one (Gemini's JSON array), else "": only the
+    #: implementations that read it get the case (`peers.reads`).
+    framing: str = ""
 
 
 @dataclass(frozen=True)
@@ -203,7 +206,7 @@ def _column(implementation: Peer, selected: Sequence[Case], deadline: float) -> 
     cut_off = ""
     timeouts = 0
     for case in selected:
-        if not reads(implementation, case.wire):
+        if not reads(implementation, case.wire, case.framing):
             continue
         if cut_off:
             verdict = Verdict(SKIPPED, f"skipped: {cut_off}")
@@ -334,6 +337,7 @@ def recording_cases(suite: Suite, provider: str | None) -> Iterator[Case]:
             expected_from_file(recording.expected),
             body,
             recording.wire,
+            recording.framing,
         )
 
 

@@ -15,8 +15,10 @@ recording is kept follows from where it came from:
   folder), the route how the stream reached the recorder (routes.yaml). Two files can be one
   stream published twice under two labels; `duplicates` finds them by their chunk ids and call
   ids, and each must then name the other in `same_stream_as`.
-- the other wires (`cassettes/wires/<wire>/`): the body verbatim as `<name>.<sse|jsonl|ndjson>`,
-  and `<name>.source.json` saying where it came from. A `.jsonl` source kept one event's JSON per
+- the other wires (`cassettes/wires/<wire>/`): the body verbatim as
+  `<name>.<sse|jsonl|ndjson|json>`, and `<name>.source.json` saying where it came from. A `.json`
+  body is Gemini's JSON array (`streamGenerateContent` without `?alt=sse`: `[{...}\n,\r\n{...}]`),
+  which is the wire itself, as Ollama's `.ndjson` is. A `.jsonl` source kept one event's JSON per
   line and dropped the SSE framing; `Recording.body()` puts each line back in a `data:` event, and
   on the two wires whose APIs name every event (`event: <type>` on Responses and Anthropic
   Messages, the same word as the JSON's own `type`) the name line too, because an SDK may read
@@ -45,7 +47,9 @@ from .profiles import DIRECT, Suite, WireOffer, format_schema
 PUBLISHED = "published"
 EXPECTED_SUFFIX = ".expected.json"
 SOURCE_SUFFIX = ".source.json"
-BODY_SUFFIXES = (".sse", ".jsonl", ".ndjson")
+BODY_SUFFIXES = (".sse", ".jsonl", ".ndjson", ".json")
+#: Gemini's answer to `streamGenerateContent` without `?alt=sse`: one JSON array.
+JSON_ARRAY = "json-array"
 #: The wires whose API names each event with its JSON's `type`.
 NAMED_EVENTS = ("responses", "anthropic")
 #: How a source in one-JSON-chunk-per-line form was made into an event stream.
@@ -114,6 +118,12 @@ class Recording:
         kept = self.provenance if self.wire == CHAT else self.provenance.get("provenance", {})
         found = kept.get("sha256")
         return str(found) if found is not None else None
+
+    @property
+    def framing(self) -> str:
+        """How the body is framed when it is not its wire's usual framing, else "": Gemini's
+        JSON array is the one such framing (an SDK asks for `alt=sse` and never receives it)."""
+        return JSON_ARRAY if self.provenance.get("framing") == JSON_ARRAY else ""
 
     def body(self) -> bytes:
         """The HTTP body the provider sent, as the library reads it."""
@@ -231,13 +241,19 @@ def _load_chat(path: Path) -> Recording:
     )
 
 
+def body_paths(folder: Path, stem: str) -> list[Path]:
+    """The body files named `stem` in `folder`: `<stem>.json` is a body, `<stem>.source.json` and
+    `<stem>.expected.json` are its sidecars, so the whole name after the stem decides."""
+    return sorted(p for p in folder.glob(f"{stem}.*") if p.name[len(stem) :] in BODY_SUFFIXES)
+
+
 def _load_wire(source_path: Path) -> Recording:
     stem = source_path.name.removesuffix(SOURCE_SUFFIX)
     folder = source_path.parent
     expected_path = folder / f"{stem}{EXPECTED_SUFFIX}"
     try:
         source = json.loads(source_path.read_text(encoding="utf-8"))
-        bodies = [p for p in folder.glob(f"{stem}.*") if p.suffix in BODY_SUFFIXES]
+        bodies = body_paths(folder, stem)
         if len(bodies) != 1:
             raise RecordingError(
                 f"{folder / stem}: expected one body ({', '.join(BODY_SUFFIXES)}), found "

@@ -33,7 +33,9 @@ them), since that is where their SDKs post:
 
 - `POST /v1/responses` (or `/responses`, as DeepSeek's base URL puts it): the Responses API;
 - `POST /v1/messages`: Anthropic's Messages API;
-- `POST /v1beta/models/{model}:streamGenerateContent?alt=sse`: Gemini's own API;
+- `POST /v1beta/models/{model}:streamGenerateContent?alt=sse`: Gemini's own API, as an event
+  stream; without `alt=sse` (or with `alt=json`) Gemini answers one JSON array instead, so that
+  request is answered by a recording of that framing, and each framing only by its own;
 - `POST /api/chat`: Ollama's, newline-delimited JSON (`application/x-ndjson`).
 
 There the recording is the one `X-Toolcall-Scenario: wires/<wire>/<name>` names, else the first
@@ -362,9 +364,11 @@ class Catalogue:
             f"(known: {sorted(suite.scenarios)})"
         )
 
-    def recording_for(self, wire: str, provider: str | None, scenario: str | None) -> Recording:
+    def recording_for(
+        self, wire: str, provider: str | None, scenario: str | None, framing: str = ""
+    ) -> Recording:
         """The recording a request on another wire than chat asks for, by name or by its
-        path's provider."""
+        path's provider, in the `framing` it asks for (`recordings.Recording.framing`)."""
         if self.suite is None:
             raise NoCassette("this server only serves registered bodies (X-Toolcall-Body)")
         suite = self.suite
@@ -382,16 +386,33 @@ class Catalogue:
                 o.provider == provider and name in o.recordings for o in offers
             ):
                 raise NoCassette(f"{scenario} is not a recording of {provider}'s {wire} wire")
-            return by_name[name]
+            found = by_name[name]
+            if found.framing != framing:
+                asked = "without ?alt=sse" if found.framing else "with ?alt=sse"
+                raise NoCassette(f"{scenario} is answered to a request {asked}")
+            return found
         if provider is None:
             raise NoCassette(
                 f"name the recording in X-Toolcall-Scenario ({known}) or the provider as the "
                 "path's first segment (/<provider>/...)"
             )
         names = [n for o in offers if o.provider == provider for n in o.recordings]
-        if not names:
-            raise NoCassette(f"{provider} has no {wire} recording; known: {known}")
-        return by_name[names[0]]
+        fitting = [n for n in names if n in by_name and by_name[n].framing == framing]
+        if not fitting:
+            framed = f" as a {framing}" if framing else ""
+            raise NoCassette(f"{provider} has no {wire} recording{framed}; known: {known}")
+        return by_name[fitting[0]]
+
+
+def _alt(url: SplitResult) -> str:
+    """The `alt` a Gemini request gives (its framing), "" when none."""
+    return parse_qs(url.query).get("alt", [""])[-1]
+
+
+def framing_asked(wire: str, url: SplitResult) -> str:
+    """The framing a request asks for when not its wire's usual one: Gemini's JSON array
+    without `?alt=sse`, else ""."""
+    return recordings.JSON_ARRAY if wire == "gemini" and _alt(url) != "sse" else ""
 
 
 def wire_request_problem(wire: str, url: SplitResult, request: Any) -> str | None:
@@ -399,8 +420,13 @@ def wire_request_problem(wire: str, url: SplitResult, request: Any) -> str | Non
     if not isinstance(request, dict):
         return "the body is not a JSON object"
     if wire == "gemini":
-        alt = parse_qs(url.query).get("alt", [""])[-1]
-        return None if alt == "sse" else "only ?alt=sse is served on :streamGenerateContent"
+        alt = _alt(url)
+        if alt not in ("sse", "json", ""):
+            return (
+                f"?alt={alt} is neither framing of :streamGenerateContent: ?alt=sse (an event "
+                "stream) or no alt (a JSON array)"
+            )
+        return None
     if wire == "ollama":
         return None if request.get("stream", True) is True else "only streamed requests are served"
     return None if request.get("stream") is True else "only streamed requests are served"
@@ -612,15 +638,20 @@ class _Handler(BaseHTTPRequestHandler):
             raise serve_input.invalid(problem)
         catalogue = self.server.catalogue
         token = headers.get("x-toolcall-body")
+        framing = ""
         try:
             if token:
                 body = catalogue.registered_body(token, wire)
             else:
                 scenario = headers.get("x-toolcall-scenario")
-                body = catalogue.recording_for(wire, provider_of(url.path), scenario).body()
+                asked = framing_asked(wire, url)
+                recording = catalogue.recording_for(wire, provider_of(url.path), scenario, asked)
+                body, framing = recording.body(), recording.framing
         except NoCassette as exc:
             raise serve_input.Refused(404, "not_found", str(exc)) from None
-        self._stream(events(body, wire), fault=None, delay=0.0, wire=wire)
+        content_type = "application/json" if framing else WIRE_PATHS[wire].content_type
+        pieces = events(body, wire, framing)
+        self._stream(pieces, fault=None, delay=0.0, wire=wire, content_type=content_type)
 
     def _read_body(self) -> bytes:
         """The whole body, framed by Content-Length or chunked, within MAX_BODY_BYTES."""
@@ -654,10 +685,17 @@ class _Handler(BaseHTTPRequestHandler):
         return raw
 
     def _stream(
-        self, pieces: list[bytes], *, fault: str | None, delay: float, wire: str = CHAT
+        self,
+        pieces: list[bytes],
+        *,
+        fault: str | None,
+        delay: float,
+        wire: str = CHAT,
+        content_type: str = "",
     ) -> None:
         self.send_response(200)
-        self.send_header("Content-Type", f"{WIRE_PATHS[wire].content_type}; charset=utf-8")
+        content_type = content_type or WIRE_PATHS[wire].content_type
+        self.send_header("Content-Type", f"{content_type}; charset=utf-8")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()

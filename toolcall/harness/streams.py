@@ -56,6 +56,9 @@ NDJSON_WIRES = ("ollama",)
 #: Where an event ends (any of the three line ends, twice: Gemini's API sends CRLF), and a line.
 _BLANK_LINE = re.compile(rb"(\r\n\r\n|\n\n|\r\r)")
 _LINE_END = re.compile(rb"(\r?\n)")
+#: Where an element of Gemini's JSON array ends: the comma between two elements and the line
+#: ends around it, as Gemini writes them (`\n,\r\n`).
+_ELEMENT_END = re.compile(rb"(\r?\n,\r?\n)")
 
 
 def decode(body: bytes) -> list[Chunk]:
@@ -63,10 +66,15 @@ def decode(body: bytes) -> list[Chunk]:
     return walk.chunks(body)
 
 
-def events(body: bytes, wire: str = CHAT) -> list[bytes]:
+def events(body: bytes, wire: str = CHAT, framing: str = "") -> list[bytes]:
     """The body cut where a provider flushes, so each piece is one whole event: after each
-    blank line, or after each line on a wire of newline-delimited JSON."""
-    parts = (_LINE_END if wire in NDJSON_WIRES else _BLANK_LINE).split(body)
+    blank line, after each line on a wire of newline-delimited JSON, or after each element of
+    a JSON array (`framing`, see `recordings.Recording.framing`)."""
+    if framing == recordings.JSON_ARRAY:
+        ends = _ELEMENT_END
+    else:
+        ends = _LINE_END if wire in NDJSON_WIRES else _BLANK_LINE
+    parts = ends.split(body)
     out = [text + end for text, end in zip(parts[::2], parts[1::2], strict=False)]
     if parts[-1]:
         out.append(parts[-1])

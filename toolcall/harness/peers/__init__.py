@@ -85,13 +85,18 @@ class WireImplementation(Protocol):
 Peer = Implementation | WireImplementation
 
 
-def reads(peer: Peer, wire: str) -> bool:
+def reads(peer: Peer, wire: str, framing: str = "") -> bool:
     """Whether `peer` has a column on `wire`'s rows. Asked of the class, not the instance: an
-    external program's `version` is its handshake, which must not start it again."""
+    external program's `version` is its handshake, which must not start it again.
+
+    A row in another framing than its wire's usual one (`framing`: Gemini's JSON array, which
+    an SDK never receives, since it asks for `alt=sse`) goes only to a peer naming that framing
+    in its `framings`: a verdict on a body the peer is never sent would say nothing about it.
+    """
     if wire == CHAT:
         return callable(getattr(type(peer), "assemble", None))
     wires = getattr(peer, "wires", ()) if hasattr(type(peer), "assemble_wire") else ()
-    return wire in wires
+    return wire in wires and (not framing or framing in getattr(peer, "framings", ()))
 
 
 class Unavailable(Exception):

@@ -14,6 +14,7 @@ from typing import Any
 
 import toolcall
 
+from ..recordings import JSON_ARRAY
 from . import CHAT, Assembled, Call, Chunk
 
 
@@ -27,6 +28,7 @@ class Reference:
     name = "toolcall"
     version = f"toolcall {toolcall.__version__}"
     wires = (CHAT, "responses", "anthropic", "gemini", "ollama")
+    framings = (JSON_ARRAY,)
 
     def assemble(self, chunks: Sequence[Chunk], request: Mapping[str, Any]) -> Assembled:
         return self.assemble_wire(CHAT, sse_body(chunks), request)

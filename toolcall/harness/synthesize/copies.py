@@ -67,8 +67,7 @@ def follows_paths(suite: Suite, wire: str, shape: Shape) -> list[str]:
     return [
         str(path.relative_to(suite.root))
         for name in shape.follows
-        for path in sorted(folder.glob(f"{name}.*"))
-        if path.suffix in recordings.BODY_SUFFIXES
+        for path in recordings.body_paths(folder, name)
     ]
 
 
