@@ -60,6 +60,15 @@ def checkout_files(root: Path = ROOT) -> dict[str, tuple[int, int]]:
     return found
 
 
+def _reports_asked_for(config: pytest.Config) -> set[str]:
+    """The files the run was told to write (`make conformance`'s JUnit, Markdown and JSON
+    reports), relative to the checkout: writing them is what the user asked for."""
+    named = [config.getoption("xmlpath", None)]
+    named += [config.getoption(option, None) for option in ("--toolcall-report", "--toolcall-json")]
+    invocation = Path(config.invocation_params.dir)
+    return {os.path.relpath((invocation / str(path)).resolve(), ROOT) for path in named if path}
+
+
 def _controller(config: pytest.Config) -> bool:
     return not hasattr(config, "workerinput")  # an xdist worker has it
 
@@ -73,7 +82,10 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if not _controller(session.config) or _BEFORE not in session.config.stash:
         return
     before, after = session.config.stash[_BEFORE], checkout_files()
-    touched = sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+    asked = _reports_asked_for(session.config)
+    touched = sorted(
+        p for p in before.keys() | after.keys() if before.get(p) != after.get(p) and p not in asked
+    )
     if touched:
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         lines = [f"the tests wrote into the checkout {ROOT}:", *(f"  {p}" for p in touched)]

@@ -51,3 +51,28 @@ def test_a_test_that_writes_into_the_checkout_fails_the_run(tmp_path: Path) -> N
     listed = out[out.index("the tests wrote into the checkout") :].split()
     assert "providers.yaml" in listed and "reports/gateways.md" in listed, out
     assert not [word for word in listed if "anything" in word]
+
+
+def test_the_reports_a_run_is_told_to_write_are_not_counted(tmp_path: Path) -> None:
+    """`make conformance` writes the JUnit, Markdown and JSON reports it was asked for into
+    `reports/`: the user's own request, not a test writing into the checkout."""
+    checkout = tmp_path / "checkout"
+    (checkout / "tests").mkdir(parents=True)
+    shutil.copy(HERE / "conftest.py", checkout / "tests" / "conftest.py")
+    (checkout / "providers.yaml").write_text("as committed", encoding="utf-8")
+    quiet = "def test_nothing() -> None:\n    assert True\n"
+    (checkout / "tests" / "test_quiet.py").write_text(quiet, encoding="utf-8")
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "pytest", "-q", "-p", "no:toolcall"),
+            *("-p", "no:cacheprovider", "--junitxml=../reports/conformance.xml"),
+        ],
+        cwd=checkout / "tests",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    out = done.stdout + done.stderr
+    assert (checkout / "reports" / "conformance.xml").exists(), out
+    assert done.returncode == 0 and "wrote into the checkout" not in out, out
