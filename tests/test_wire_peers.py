@@ -17,7 +17,7 @@ import pytest
 
 from toolcall.harness import matrix, wire_recordings
 from toolcall.harness.matrix import Case
-from toolcall.harness.peers import CHAT, Peer, Unavailable, builtin, reads
+from toolcall.harness.peers import CHAT, Implementation, Unavailable, builtin
 from toolcall.harness.peers.reference import Reference
 from toolcall.harness.profiles import load_suite
 from toolcall.harness.verdict import PASS, judge
@@ -41,7 +41,7 @@ def _cases(wire: str | None = None) -> list[Case]:
     return [case for case in _all_cases() if wire is None or case.wire == wire]
 
 
-def _adapter(name: str, module: str) -> Peer:
+def _adapter(name: str, module: str) -> Implementation:
     pytest.importorskip(module)
     try:
         return builtin()[name]()
@@ -49,7 +49,7 @@ def _adapter(name: str, module: str) -> Peer:
         pytest.skip(str(exc))
 
 
-def _verdicts(peer: Peer, cases: list[Case]) -> dict[str, str]:
+def _verdicts(peer: Implementation, cases: list[Case]) -> dict[str, str]:
     return {r.scenario: r.verdict.label for r in matrix._column(peer, cases, float("inf"))}
 
 
@@ -79,7 +79,7 @@ def test_each_sdk_gets_only_its_wire_rows_and_passes_them(
         assert failing == {}
 
 
-def _fails_an_altered_expectation(peer: Peer, case: Case) -> None:
+def _fails_an_altered_expectation(peer: Implementation, case: Case) -> None:
     """The verdict on `peer`'s answer turns when the expected first call is renamed: the
     comparison reads what the peer assembled, it does not pass whatever comes back."""
     first = case.expected.calls[0]
@@ -87,7 +87,7 @@ def _fails_an_altered_expectation(peer: Peer, case: Case) -> None:
         case.expected,
         calls=(dataclasses.replace(first, name=first.name + "_altered"), *case.expected.calls[1:]),
     )
-    verdict = judge(altered, matrix._answer(peer, case, [], case.request))
+    verdict = judge(altered, peer.assemble(case.stream))
     assert not verdict.passed and "_altered" in verdict.reason
 
 
@@ -95,21 +95,19 @@ def _fails_an_altered_expectation(peer: Peer, case: Case) -> None:
 def test_each_sdk_fails_an_altered_expectation(name: str, module: str, wire: str) -> None:
     peer = _adapter(name, module)
     case = next(c for c in _cases(wire) if "partialArgs" not in c.scenario)
-    assert judge(case.expected, matrix._answer(peer, case, [], case.request)).passed
+    assert judge(case.expected, peer.assemble(case.stream)).passed
     _fails_an_altered_expectation(peer, case)
 
 
 def test_a_wire_peer_has_no_chat_rows_and_a_chat_peer_no_wire_rows() -> None:
-    reference = Reference()
-    assert reads(reference, CHAT) and reads(reference, "anthropic")
+    assert {CHAT, "anthropic"} <= set(Reference().wires)
 
     class ChatOnly:
-        name, version = "chat-only", "0"
+        name, version, wires = "chat-only", "0", (CHAT,)
 
-        def assemble(self, chunks: object, request: object) -> object:
+        def assemble(self, stream: object) -> object:
             raise AssertionError("not to be called on a wire row")
 
-    assert reads(ChatOnly(), CHAT) and not reads(ChatOnly(), "responses")  # type: ignore[arg-type]
     assert _verdicts(ChatOnly(), _cases("responses")) == {}  # type: ignore[arg-type]
 
 
@@ -134,7 +132,7 @@ def test_the_anthropic_sdk_reads_only_named_events_which_is_why_they_are_put_bac
         for line in case.body.splitlines(keepends=False)
         if not line.startswith(b"event:")
     )
-    assert judge(case.expected, matrix._answer(peer, case, [], case.request)).passed
+    assert judge(case.expected, peer.assemble(case.stream)).passed
     bare = dataclasses.replace(case, body=unnamed)
     assert _verdicts(peer, [bare]) == {case.scenario: "crash"}  # no message at all
 

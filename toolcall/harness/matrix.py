@@ -29,24 +29,14 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO, cast
+from typing import Any, TextIO
 
 import toolcall
 
 from . import published, streams, wire_recordings
 from .cassettes import cassette_path
 from .checks import conformance_document
-from .peers import (
-    CHAT,
-    Call,
-    Factory,
-    Implementation,
-    Peer,
-    Unavailable,
-    WireImplementation,
-    builtin,
-    reads,
-)
+from .peers import CHAT, Call, Factory, Implementation, Stream, Unavailable, builtin
 from .peers.external import External, StartFailed, TimedOut, parse_spec
 from .peers.reference import Reference, sse_body
 from .profiles import Suite
@@ -86,6 +76,11 @@ class Case:
     #: The API the body is in; only the implementations that read it get the case.
     wire: str = CHAT
 
+    @property
+    def stream(self) -> Stream:
+        """The case as every implementation is handed it: its wire, body and request."""
+        return Stream(self.wire, self.body, self.request)
+
 
 @dataclass(frozen=True)
 class Result:
@@ -120,7 +115,7 @@ def roster(
     timeout: float,
     cwd: Path | None = None,
     keys: Iterable[str] = (),
-) -> tuple[list[Peer], dict[str, str]]:
+) -> tuple[list[Implementation], dict[str, str]]:
     """The implementations to run (in-process ones first, then external programs) and the ones
     that cannot run here, with why. An unknown name is an error naming the known ones. A program
     named with `--external` always runs, beside the implementations `names` selects.
@@ -142,7 +137,7 @@ def roster(
             f"unknown implementation(s) {unknown}; known: {list(factories)} "
             "(add another with --external NAME=COMMAND)"
         )
-    available: list[Peer] = []
+    available: list[Implementation] = []
     unavailable: dict[str, str] = {}
     for name in selected:
         try:
@@ -154,7 +149,7 @@ def roster(
 
 def run(
     suite: Suite,
-    implementations: Sequence[Peer],
+    implementations: Sequence[Implementation],
     *,
     provider: str | None = None,
     scenario: str | None = None,
@@ -190,20 +185,22 @@ def run(
     return matrix
 
 
-def _start(implementation: Peer) -> None:
+def _start(implementation: Implementation) -> None:
     """Start a program before its column, so a failed start or handshake is said once."""
     start = getattr(implementation, "start", None)
     if callable(start):
         start()
 
 
-def _column(implementation: Peer, selected: Sequence[Case], deadline: float) -> list[Result]:
+def _column(
+    implementation: Implementation, selected: Sequence[Case], deadline: float
+) -> list[Result]:
     """One implementation over every case; the program is told to stop afterwards."""
     column: list[Result] = []
     cut_off = ""
     timeouts = 0
     for case in selected:
-        if not reads(implementation, case.wire):
+        if case.wire not in implementation.wires:
             continue
         if cut_off:
             verdict = Verdict(SKIPPED, f"skipped: {cut_off}")
@@ -214,8 +211,7 @@ def _column(implementation: Peer, selected: Sequence[Case], deadline: float) -> 
             with no_network(loopback=True):
                 # A fresh copy each: litellm fills in a missing `index` in the chunks it is
                 # handed, which would otherwise change the stream the next one is judged on.
-                chunks, request = copy.deepcopy((case.chunks, case.request))
-                answer = _answer(implementation, case, chunks, request)
+                answer = implementation.assemble(copy.deepcopy(case.stream))
         except Exception as exc:
             answer = exc
         verdict = judge(case.expected, answer)
@@ -233,17 +229,8 @@ def _column(implementation: Peer, selected: Sequence[Case], deadline: float) -> 
     return column
 
 
-def _result(implementation: Peer, case: Case, verdict: Verdict) -> Result:
+def _result(implementation: Implementation, case: Case, verdict: Verdict) -> Result:
     return Result(implementation.name, case.provider, case.scenario, verdict, case.wire)
-
-
-def _answer(
-    implementation: Peer, case: Case, chunks: list[streams.Chunk], request: dict[str, Any]
-) -> Any:
-    """Chat chunks to a chat reader, the body as the API sent it to a reader of another wire."""
-    if case.wire == CHAT:  # `reads` let only the readers of the case's wire through
-        return cast(Implementation, implementation).assemble(chunks, request)
-    return cast(WireImplementation, implementation).assemble_wire(case.wire, case.body, request)
 
 
 def _say(progress: TextIO | None, text: str) -> None:

@@ -16,30 +16,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any
 
-from ..peers import Assembled, Unavailable
+from ..peers import CHAT, Implementation, Served, Stream, Unavailable
 from ..peers.external import Crashed
 from ..peers.http_clients import OpenAIPythonHttp, openai_node, vercel_ai
 from .judge import Outcome
 
-
-class Client(Protocol):
-    name: str
-
-    def fetch(self, job: Mapping[str, Any]) -> Assembled: ...
-
-
-FACTORIES: dict[str, Callable[[], Client]] = {
+FACTORIES: dict[str, Callable[[], Implementation]] = {
     "openai-sdk-http": OpenAIPythonHttp,
     "openai-node": openai_node,
     "vercel-ai": vercel_ai,
 }
 
 
-def available() -> tuple[list[Client], dict[str, str]]:
+def available() -> tuple[list[Implementation], dict[str, str]]:
     """The clients that can run here, and why each other one cannot."""
-    found: list[Client] = []
+    found: list[Implementation] = []
     missing: dict[str, str] = {}
     for name, factory in FACTORIES.items():
         try:
@@ -50,7 +43,7 @@ def available() -> tuple[list[Client], dict[str, str]]:
 
 
 def answer(
-    client: Client,
+    client: Implementation,
     base_url: str,
     headers: Mapping[str, str],
     request: Mapping[str, Any],
@@ -60,9 +53,9 @@ def answer(
     its error, or how it crashed. An id that is not in the stream's `body` was made up by the
     client (the Vercel AI SDK does, for a call without one) and differs on every run, so it
     reads `<generated>`."""
-    job = {"base_url": base_url, "headers": dict(headers), "request": dict(request)}
+    stream = Stream(CHAT, body, dict(request), Served(base_url, dict(headers)))
     try:
-        assembled = client.fetch(job)
+        assembled = client.assemble(stream)
     except Crashed as exc:
         return f"{CRASHED}{exc}"
     except Exception as exc:  # a client's own exception (a connection error in its SDK)

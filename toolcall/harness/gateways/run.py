@@ -21,10 +21,10 @@ from typing import Any
 import httpx
 
 from .. import cassettes, published, serve
-from ..peers import Unavailable
+from ..peers import Implementation, Unavailable
 from ..profiles import Suite
 from . import judge, process
-from .clients import Client, answer, reference
+from .clients import answer, reference
 from .clients import judge as judge_client
 from .known import Gateway, Launch, Route, child_environment
 
@@ -107,7 +107,7 @@ class Clients:
     """The HTTP clients to run through each gateway, and their answers straight from serve,
     kept across gateways (they do not depend on the gateway)."""
 
-    available: list[Client] = field(default_factory=list)
+    available: list[Implementation] = field(default_factory=list)
     unavailable: dict[str, str] = field(default_factory=dict)
     direct: dict[tuple[str, str, str], str] = field(default_factory=dict)
 

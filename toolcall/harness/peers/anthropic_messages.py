@@ -10,10 +10,8 @@ an API error, is an answer (the stream reported bad); a failed connection is a c
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any
 
-from . import Assembled, Call
+from . import Assembled, Call, Stream
 from .installed import require
 from .served_body import answering, http_library
 
@@ -28,7 +26,8 @@ class AnthropicMessagesStream:
         self._anthropic, self.version = require("anthropic", "anthropic")
         self._library = http_library(self._anthropic.DefaultHttpxClient)
 
-    def assemble_wire(self, wire: str, body: bytes, request: Mapping[str, Any]) -> Assembled:
+    def assemble(self, stream: Stream) -> Assembled:
+        body, request = stream.body, stream.request
         anthropic = self._anthropic
         client = anthropic.Anthropic(
             api_key="not-a-key",
@@ -49,8 +48,8 @@ class AnthropicMessagesStream:
                 max_tokens=4096,
                 messages=list(request["messages"]),
                 tools=tools,
-            ) as stream:
-                message = stream.get_final_message()
+            ) as answer:
+                message = answer.get_final_message()
         except anthropic.APIConnectionError:
             raise
         except anthropic.APIError as exc:

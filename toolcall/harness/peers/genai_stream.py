@@ -12,10 +12,8 @@ stream is an answer; a failed connection is a crash.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from typing import Any
 
-from . import Assembled, Call, Unavailable
+from . import Assembled, Call, Stream, Unavailable
 from .installed import require
 from .served_body import answering
 
@@ -34,7 +32,8 @@ class GenAIStream:
         if "httpx_client" not in self._types.HttpOptions.model_fields:
             raise Unavailable(f"{self.version} takes no httpx client (google-genai>=1.46 does)")
 
-    def assemble_wire(self, wire: str, body: bytes, request: Mapping[str, Any]) -> Assembled:
+    def assemble(self, stream: Stream) -> Assembled:
+        body, request = stream.body, stream.request
         types = self._types
         http = answering(self._httpx, body)
         client = self._genai.Client(

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from . import Assembled, Call
+from . import Assembled, Call, Stream
 from .installed import require
 from .served_body import answering, http_library
 
@@ -42,7 +42,8 @@ class OpenAIResponsesStream:
         require("openai.lib.streaming.responses", "openai")  # absent before the Responses API
         self._library = http_library(self._openai.DefaultHttpxClient)
 
-    def assemble_wire(self, wire: str, body: bytes, request: Mapping[str, Any]) -> Assembled:
+    def assemble(self, stream: Stream) -> Assembled:
+        body, request = stream.body, stream.request
         openai = self._openai
         client = openai.OpenAI(
             api_key="not-a-key",
@@ -55,10 +56,10 @@ class OpenAIResponsesStream:
                 model=request.get("model") or "model",
                 input=request["messages"][0]["content"],
                 tools=function_tools(request),
-            ) as stream:
-                for _event in stream:
+            ) as answer:
+                for _event in answer:
                     pass
-                final = stream.get_final_response()
+                final = answer.get_final_response()
         except openai.APIConnectionError:
             raise
         except openai.APIError as exc:
