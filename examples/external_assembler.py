@@ -37,10 +37,10 @@ def chat(events):
 def responses(events):
     calls = {}
     for event in events:
-        item = event.get("item") or {}
-        if event.get("type") == "response.output_item.added" and item.get("type") == "function_call":
+        item, kind = event.get("item") or {}, event.get("type")
+        if kind == "response.output_item.added" and item.get("type") == "function_call":
             calls[event["output_index"]] = call(item.get("call_id", ""), item.get("name", ""))
-        elif event.get("type") == "response.function_call_arguments.delta":
+        elif kind == "response.function_call_arguments.delta":
             calls[event["output_index"]]["function"]["arguments"] += event.get("delta", "")
     return [calls[i] for i in sorted(calls)]
 
@@ -79,8 +79,13 @@ def ollama(events):
     return found
 
 
-READERS = {"chat": chat, "responses": responses, "anthropic": anthropic, "gemini": gemini,
-           "ollama": ollama}
+READERS = {
+    "chat": chat,
+    "responses": responses,
+    "anthropic": anthropic,
+    "gemini": gemini,
+    "ollama": ollama,
+}
 
 for line in sys.stdin:
     message = json.loads(line)
