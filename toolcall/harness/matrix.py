@@ -11,7 +11,8 @@ cannot make the expectation, because then no column can be judged.
 
 The wire recordings (`cassettes/wires/`, see `wire_recordings`) are rows of their own, judged by
 their hand-written expectations, with a cell only for the implementations that read the wire
-(the reference, and each wire's SDK); the chat peers have none there, nor the wire SDKs on chat.
+(whose `wires` name it: the reference, each wire's SDK, a program whose handshake names it); the
+chat peers have none there, nor the wire SDKs on chat.
 
 The run goes implementation by implementation, so that progress can be told per column and one
 broken program costs its own column only: a program that cannot start (or fails its handshake)
@@ -48,8 +49,8 @@ REFERENCE = Reference.name
 #: Timeouts in a row after which a program's remaining cells are skipped: a silent program then
 #: costs a few timeouts, not one per stream.
 CONSECUTIVE_TIMEOUTS = 3
-#: Seconds one implementation may take over all its streams (the slowest client, run with Node
-#: per stream, takes about 90 s for the whole suite on a shared 2-core machine).
+#: Seconds one implementation may take over all its streams (the slowest client, the AI SDK run
+#: with Node as one long-lived program, takes about 15 s for the whole suite on a loaded machine).
 COLUMN_BUDGET = 600.0
 SKIPPED = "skipped"
 
