@@ -184,6 +184,44 @@ def test_an_undecodable_body_goes_as_bytes_with_no_events() -> None:
     assert base64.b64decode(sent["body_base64"]) == b"data: {not json\n\n"
 
 
+#: An HTTP client in a few lines: it fetches each stream from where the harness serves it and
+#: answers with what it got (base64) as a call's arguments.
+_FETCHER = """
+import base64, json, sys, urllib.request
+ENDINGS = {"chat": "/chat/completions", "anthropic": "/messages"}
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["cmd"] == "start":
+        me = {"name": "fetcher", "version": "1", "language": "python"}
+        hello = {"protocol": 3, "implementation": me, "wires": ["chat", "anthropic"],
+                 "http_client": True}
+        print(json.dumps(hello), flush=True)
+    elif m["cmd"] == "assemble":
+        served = m["served"]
+        url = served["base_url"] + ENDINGS[m["wire"]]
+        headers = {**served["headers"], "Content-Type": "application/json"}
+        asked = urllib.request.Request(url, b'{"stream": true}', headers)
+        got = base64.b64encode(urllib.request.urlopen(asked).read()).decode()
+        call = {"id": "f", "type": "function", "function": {"name": "got", "arguments": got}}
+        print(json.dumps({"seq": m["seq"], "tool_calls": [call]}), flush=True)
+"""
+
+
+def test_an_http_client_program_fetches_each_stream_where_it_is_served() -> None:
+    """The JavaScript clients' way in, without Node: a chat body from `toolcall serve` under its
+    token, another wire's from its own path; both the very bytes every other column gets."""
+    anthropic = next(
+        r for r in matrix.wire_cases(load_suite(ROOT), None) if r.wire == "anthropic"
+    ).stream
+    external = External("fetcher", _python(_FETCHER), timeout=30)
+    try:
+        for stream in (_stream("qwen", "parallel_calls"), anthropic):
+            (answer,) = external.assemble(stream).calls
+            assert base64.b64decode(answer.arguments) == stream.body, stream.wire
+    finally:
+        external.close()
+
+
 def test_a_protocol_2_program_gets_chat_chunks_only_and_says_so() -> None:
     external = External("old", _program(_ECHO, hello=_HELLO_V2))
     try:
@@ -231,6 +269,10 @@ def test_external_document_becomes_calls() -> None:
         (
             _program('{"protocol": 3}', hello='{"protocol": 3}'),
             "crash: program sent a bad 'started'",
+        ),
+        (
+            _program("{}", hello='{"protocol": 3, ' + _WHO + ', "wires": ["grpc"]}'),
+            "crash: program sent a bad 'started' message: ['wires'][0]",
         ),
         (  # version 3 names the wires it reads
             _program("{}", hello='{"protocol": 3, ' + _WHO + "}"),
