@@ -15,16 +15,17 @@ import pytest
 from tests.gateway_relay import Rewrites, relaying
 from toolcall.harness import serve
 from toolcall.harness.gateways import command, report
-from toolcall.harness.gateways.clients import Client, available
+from toolcall.harness.gateways.clients import available
 from toolcall.harness.gateways.known import ByURL, Launch, PortkeyProviders, Route
 from toolcall.harness.gateways.run import Case, Clients, GatewayRun, cases, run_gateway
+from toolcall.harness.peers import Implementation
 from toolcall.harness.profiles import load_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = load_suite(ROOT)
 
 
-def client(name: str = "openai-sdk-http") -> list[Client]:
+def client(name: str = "openai-sdk-http") -> list[Implementation]:
     found, missing = available()
     chosen = [c for c in found if c.name == name]
     if not chosen:
@@ -33,7 +34,7 @@ def client(name: str = "openai-sdk-http") -> list[Client]:
 
 
 def relayed(
-    rewrites: Rewrites, todo: list[Case], clients: list[Client] | None = None
+    rewrites: Rewrites, todo: list[Case], clients: list[Implementation] | None = None
 ) -> GatewayRun:
     with serve.serving(SUITE) as served, relaying(served.base_url, rewrites) as url:
         return run_gateway(
@@ -229,7 +230,7 @@ def test_a_run_says_when_it_was_made_with_what_and_over_what() -> None:
     class Named:
         name, version = "openai-sdk-http", "openai 9.9.9"
 
-        def fetch(self, job: object) -> object:
+        def assemble(self, stream: object) -> object:
             raise AssertionError("not run")
 
     made = command.about(

@@ -18,7 +18,7 @@ import pytest
 
 from toolcall.harness import matrix, recordings
 from toolcall.harness.matrix import Case
-from toolcall.harness.peers import CHAT, Peer, Unavailable, builtin, reads
+from toolcall.harness.peers import CHAT, Implementation, Unavailable, builtin
 from toolcall.harness.peers.reference import Reference
 from toolcall.harness.profiles import load_suite
 from toolcall.harness.verdict import PASS, judge
@@ -43,7 +43,7 @@ def _cases(wire: str | None = None) -> list[Case]:
     return [case for case in _all_cases() if wire is None or case.wire == wire]
 
 
-def _adapter(name: str, module: str) -> Peer:
+def _adapter(name: str, module: str) -> Implementation:
     pytest.importorskip(module)
     try:
         return builtin()[name]()
@@ -51,7 +51,7 @@ def _adapter(name: str, module: str) -> Peer:
         pytest.skip(str(exc))
 
 
-def _verdicts(peer: Peer, cases: list[Case]) -> dict[str, str]:
+def _verdicts(peer: Implementation, cases: list[Case]) -> dict[str, str]:
     return {r.scenario: r.verdict.label for r in matrix._column(peer, cases, float("inf"))}
 
 
@@ -81,7 +81,7 @@ def test_each_sdk_gets_only_its_wire_rows_and_passes_them(
         assert failing == {}
 
 
-def _fails_an_altered_expectation(peer: Peer, case: Case) -> None:
+def _fails_an_altered_expectation(peer: Implementation, case: Case) -> None:
     """The verdict on `peer`'s answer turns when the expected first call is renamed: the
     comparison reads what the peer assembled, it does not pass whatever comes back."""
     first = case.expected.calls[0]
@@ -89,7 +89,7 @@ def _fails_an_altered_expectation(peer: Peer, case: Case) -> None:
         case.expected,
         calls=(dataclasses.replace(first, name=first.name + "_altered"), *case.expected.calls[1:]),
     )
-    verdict = judge(altered, matrix._answer(peer, case, [], case.request))
+    verdict = judge(altered, peer.assemble(case.stream))
     assert not verdict.passed and "_altered" in verdict.reason
 
 
@@ -97,21 +97,19 @@ def _fails_an_altered_expectation(peer: Peer, case: Case) -> None:
 def test_each_sdk_fails_an_altered_expectation(name: str, module: str, wire: str) -> None:
     peer = _adapter(name, module)
     case = next(c for c in _cases(wire) if "partialArgs" not in c.scenario)
-    assert judge(case.expected, matrix._answer(peer, case, [], case.request)).passed
+    assert judge(case.expected, peer.assemble(case.stream)).passed
     _fails_an_altered_expectation(peer, case)
 
 
 def test_a_wire_peer_has_no_chat_rows_and_a_chat_peer_no_wire_rows() -> None:
-    reference = Reference()
-    assert reads(reference, CHAT) and reads(reference, "anthropic")
+    assert {CHAT, "anthropic"} <= set(Reference().wires)
 
     class ChatOnly:
-        name, version = "chat-only", "0"
+        name, version, wires = "chat-only", "0", (CHAT,)
 
-        def assemble(self, chunks: object, request: object) -> object:
+        def assemble(self, stream: object) -> object:
             raise AssertionError("not to be called on a wire row")
 
-    assert reads(ChatOnly(), CHAT) and not reads(ChatOnly(), "responses")  # type: ignore[arg-type]
     assert _verdicts(ChatOnly(), _cases("responses")) == {}  # type: ignore[arg-type]
 
 
@@ -136,7 +134,7 @@ def test_the_anthropic_sdk_reads_only_named_events_which_is_why_they_are_put_bac
         for line in case.body.splitlines(keepends=False)
         if not line.startswith(b"event:")
     )
-    assert judge(case.expected, matrix._answer(peer, case, [], case.request)).passed
+    assert judge(case.expected, peer.assemble(case.stream)).passed
     bare = dataclasses.replace(case, body=unnamed)
     assert _verdicts(peer, [bare]) == {case.scenario: "crash"}  # no message at all
 
@@ -173,18 +171,21 @@ def test_each_ai_sdk_provider_reads_a_recording_of_its_wire_over_http(name: str)
 def test_a_registered_body_is_served_at_its_wire_path_only() -> None:
     """The one way a recorded body reaches an HTTP client: registered with the simulator for a
     wire; a client calling another endpoint is told which one serves it."""
-    from toolcall.harness.peers.http_clients import served
+    from toolcall.harness.peers import Stream
+    from toolcall.harness.peers.serving import serving
 
-    with served(b"data: {}\n\n", "anthropic") as (url, headers):
-        right = httpx.post(url + "/v1/messages", json={"stream": True}, headers=headers)
+    with serving(Stream("anthropic", b"data: {}\n\n", {})) as served:
+        base, headers = served.base_url, dict(served.headers)
+        assert base.endswith("/v1")  # as the Messages SDKs are given it
+        right = httpx.post(base + "/messages", json={"stream": True}, headers=headers)
         assert (right.status_code, right.content) == (200, b"data: {}\n\n")
-        wrong = httpx.post(url + "/v1/chat/completions", json={"stream": True}, headers=headers)
+        wrong = httpx.post(base + "/chat/completions", json={"stream": True}, headers=headers)
         message = wrong.json()["error"]["message"]
         assert wrong.status_code == 404
         assert "of the anthropic wire, served at …/v1/messages" in message
-        other = httpx.post(url + "/v1/responses", json={"stream": True}, headers=headers)
+        other = httpx.post(base + "/responses", json={"stream": True}, headers=headers)
         assert other.status_code == 404 and "not at this responses path" in other.text
-    gone = httpx.post(url + "/v1/messages", json={"stream": True}, headers=headers)
+    gone = httpx.post(base + "/messages", json={"stream": True}, headers=headers)
     assert gone.status_code == 404 and "no registered body" in gone.text
 
 
