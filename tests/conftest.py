@@ -73,10 +73,29 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if not _controller(session.config) or _BEFORE not in session.config.stash:
         return
     before, after = session.config.stash[_BEFORE], checkout_files()
-    touched = sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+    asked = _asked_for(session.config)
+    touched = sorted(
+        p for p in before.keys() | after.keys() if before.get(p) != after.get(p) and p not in asked
+    )
     if touched:
         reporter = session.config.pluginmanager.get_plugin("terminalreporter")
         lines = [f"the tests wrote into the checkout {ROOT}:", *(f"  {p}" for p in touched)]
         if reporter is not None:
             reporter.write_line("\n".join(lines), red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+#: The options through which the run itself is told where to write a report (`make conformance`).
+REPORT_OPTIONS = ("xmlpath", "--toolcall-report", "--toolcall-json")
+
+
+def _asked_for(config: pytest.Config) -> set[str]:
+    """The checkout's files the command line asked the run to write: its reports, not a test's."""
+    asked = set()
+    for option in REPORT_OPTIONS:
+        target = config.getoption(option, default=None)
+        if target:
+            path = Path(target).resolve()
+            if path.is_relative_to(ROOT):
+                asked.add(str(path.relative_to(ROOT)))
+    return asked
