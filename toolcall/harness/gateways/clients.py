@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..peers import CHAT, Implementation, Served, Stream, Unavailable
+from ..peers import CHAT, Implementation, Served, Stream, Unavailable, first_line
 from ..peers.external import Crashed
 from ..peers.http_clients import OpenAIPythonHttp, openai_node, vercel_ai
 from .judge import Outcome
@@ -106,18 +106,15 @@ def answer(
     stream = Stream(CHAT, body, dict(request), Served(base_url, dict(headers)))
     try:
         assembled = client.assemble(stream)
-    except Crashed as exc:
-        return Answer(raised=_first(str(exc)) or type(exc).__name__)
+    except Crashed as exc:  # a program client's exception: its last words, after its exit status
+        status, _, words = str(exc).partition(": ")
+        said = words if status.startswith("exit status") and words else str(exc)
+        return Answer(raised=first_line(said) or type(exc).__name__)
     except Exception as exc:  # a client's own exception (a connection error in its SDK)
-        first = _first(str(exc))
+        first = first_line(str(exc))
         return Answer(raised=f"{type(exc).__name__}: {first}" if first else type(exc).__name__)
     calls = [(c.id, c.name, c.arguments) for c in assembled.calls]
     return Answer(shown(calls, body), error=assembled.error)
-
-
-def _first(text: str, limit: int = 160) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else ""
-    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 def shown(calls: Sequence[tuple[str, str, str]], body: bytes) -> tuple[tuple[str, str, Any], ...]:
