@@ -287,7 +287,7 @@ def cut_cases(suite: Suite, provider: str | None) -> Iterator[Case]:
         if cut.recording is None or (provider is not None and cut.provider != provider):
             continue  # the matrix's rows on the other wires are their recordings
         _check_reference_refuses(f"{cut.provider}/{cut.scenario}", cut.wire, cut.body)
-        expected = Expected(truncated=True)
+        expected = Expected(truncated=True, cut_said=streams.cut_said(cut.wire))
         yield Case(cut.provider, cut.scenario, cut.request, expected, cut.body, cut.wire)
 
 
@@ -313,18 +313,20 @@ def recording_cases(suite: Suite, provider: str | None) -> Iterator[Case]:
             recording.provider,
             recording.column,
             recordings.request(recording),
-            expected_from_file(recording.expected),
+            expected_from_file(recording.expected, recording.wire),
             body,
             recording.wire,
         )
 
 
-def expected_from_file(expected: dict[str, Any]) -> Expected:
-    """A hand-written expectation as the judge reads it: calls, the cut of a truncated turn
-    reported, or another kind of error reported."""
+def expected_from_file(expected: dict[str, Any], wire: str = CHAT) -> Expected:
+    """A hand-written expectation of a recording on `wire` as the judge reads it: calls, the cut
+    of a truncated turn reported, or another kind of error reported."""
     if "error" in expected:
         kind = expected["error"]["kind"]
-        return Expected(truncated=True) if kind == "truncated" else Expected(error=kind)
+        if kind == "truncated":
+            return Expected(truncated=True, cut_said=streams.cut_said(wire))
+        return Expected(error=kind)
     calls = expected["tool_calls"]
     return Expected(
         calls=tuple(
