@@ -50,7 +50,8 @@ from shapes import Stream
 from timing import budgeted_best, interleaved_best
 
 import toolcall
-from toolcall.harness.peers import Assembled, Implementation
+from toolcall.harness.peers import CHAT, Assembled, Implementation
+from toolcall.harness.peers import Stream as PeerStream
 
 KB = 1024
 #: The terminal width the tables fit; the Markdown report has every column in one table.
@@ -197,7 +198,8 @@ def apply_changes(changes: tuple[toolcall.ArgumentsChange, ...], form: dict[str,
 def peer_run(peer: Implementation, payloads: list[str]) -> Assembled:
     """What a peer's user pays from the same payloads: decoding the JSON, then the peer."""
     loads = json.loads
-    return peer.assemble([loads(payload) for payload in payloads], REQUEST)
+    events = [loads(payload) for payload in payloads]
+    return peer.assemble(PeerStream.decoded(CHAT, b"", REQUEST, events))
 
 
 REQUEST = {

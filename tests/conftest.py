@@ -60,15 +60,6 @@ def checkout_files(root: Path = ROOT) -> dict[str, tuple[int, int]]:
     return found
 
 
-def _reports_asked_for(config: pytest.Config) -> set[str]:
-    """The files the run was told to write (`make conformance`'s JUnit, Markdown and JSON
-    reports), relative to the checkout: writing them is what the user asked for."""
-    named = [config.getoption("xmlpath", None)]
-    named += [config.getoption(option, None) for option in ("--toolcall-report", "--toolcall-json")]
-    invocation = Path(config.invocation_params.dir)
-    return {os.path.relpath((invocation / str(path)).resolve(), ROOT) for path in named if path}
-
-
 def _controller(config: pytest.Config) -> bool:
     return not hasattr(config, "workerinput")  # an xdist worker has it
 
@@ -82,7 +73,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if not _controller(session.config) or _BEFORE not in session.config.stash:
         return
     before, after = session.config.stash[_BEFORE], checkout_files()
-    asked = _reports_asked_for(session.config)
+    asked = _asked_for(session.config)
     touched = sorted(
         p for p in before.keys() | after.keys() if before.get(p) != after.get(p) and p not in asked
     )
@@ -92,3 +83,19 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         if reporter is not None:
             reporter.write_line("\n".join(lines), red=True)
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+#: The options through which the run itself is told where to write a report (`make conformance`).
+REPORT_OPTIONS = ("xmlpath", "--toolcall-report", "--toolcall-json")
+
+
+def _asked_for(config: pytest.Config) -> set[str]:
+    """The checkout's files the command line asked the run to write: its reports, not a test's."""
+    asked = set()
+    for option in REPORT_OPTIONS:
+        target = config.getoption(option, default=None)
+        if target:
+            path = Path(target).resolve()
+            if path.is_relative_to(ROOT):
+                asked.add(str(path.relative_to(ROOT)))
+    return asked

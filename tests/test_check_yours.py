@@ -83,6 +83,60 @@ def test_the_plugin_recipe_fails_a_naive_assembler_one_line_per_case(tmp_path: P
     assert "Traceback" not in out and "site-packages" not in out
 
 
+# An assembler of another wire, reading the decoded events the plugin hands over; it reports a
+# turn stopped at `max_tokens` as cut, which is the only right answer to a cut-off case.
+ANTHROPIC_PROJECT = """
+def assemble_anthropic(events):
+    calls = {}
+    for event in events:
+        block, delta = event.get("content_block") or {}, event.get("delta") or {}
+        if event.get("type") == "content_block_start" and block.get("type") == "tool_use":
+            call = {"id": block["id"], "type": "function",
+                    "function": {"name": block["name"], "arguments": ""}}
+            calls[event["index"]] = call
+        elif delta.get("type") == "input_json_delta":
+            calls[event["index"]]["function"]["arguments"] += delta["partial_json"]
+        elif delta.get("stop_reason") == "max_tokens":
+            return {"error": "the turn stopped at max_tokens"}
+    return {"tool_calls": [calls[i] for i in sorted(calls)]}
+
+
+def test_mine(toolcall_case):
+    toolcall_case.check(assemble_anthropic(toolcall_case.events))
+
+
+def test_chunks(toolcall_case):
+    toolcall_case.chunks
+"""
+
+
+PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
+
+
+def test_an_assembler_of_one_wire_takes_only_its_cases(tmp_path: Path) -> None:
+    """The wire cases once carried no chunks and said nowhere which wire they were. Narrowed to
+    Anthropic, the events are there and a right assembler passes them all, cut-off variants
+    included; the chunks are refused with a message, not handed over empty."""
+    (tmp_path / "test_anthropic.py").write_text(ANTHROPIC_PROJECT)
+    done = subprocess.run(
+        [*PYTEST, "test_anthropic.py", "--toolcall-wire=anthropic", "-rf"],
+        cwd=tmp_path,
+        env=environment(TOOLCALL_ROOT=str(ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    out = done.stdout
+    assert done.returncode == 1, out[-3000:] + done.stderr
+    # The four Anthropic recordings and the cut-off variant of each, in both tests.
+    assert "8 failed, 8 passed" in out, out[-3000:]
+    failed = [line for line in out.splitlines() if line.startswith("FAILED ")]
+    assert len(failed) == 8 and all("test_chunks[anthropic/anthropic/" in f for f in failed)
+    assert sum(f.endswith("_truncated]") for f in failed) == 4
+    assert "a case of the anthropic wire has no chat chunks; read .events or .body" in out
+
+
 def test_the_external_recipe_gives_the_naive_program_a_red_column() -> None:
     (command,) = commands(blocks("sh", "`--external`"))
     toolcall = ROOT / ".venv" / "bin" / "toolcall"

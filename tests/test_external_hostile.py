@@ -25,10 +25,9 @@ from toolcall.harness import matrix, matrix_report
 from toolcall.harness.cassettes import cassette_path, load, response_body
 from toolcall.harness.cli import main
 from toolcall.harness.matrix import Matrix, Result
-from toolcall.harness.peers import external, http_clients
+from toolcall.harness.peers import CHAT, Stream, external, http_clients
 from toolcall.harness.peers.external import Crashed, External, StartFailed, TimedOut
 from toolcall.harness.profiles import load_suite
-from toolcall.harness.streams import decode
 from toolcall.harness.verdict import Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -86,19 +85,19 @@ def _within(seconds: float, work: Callable[[], Any]) -> Any:
     return outcome[0]
 
 
-def _chunks(provider: str, scenario: str) -> list[Any]:
-    return decode(response_body(load(cassette_path(ROOT / "cassettes", provider, scenario))))
+def _body(provider: str, scenario: str) -> bytes:
+    return response_body(load(cassette_path(ROOT / "cassettes", provider, scenario)))
 
 
 # Writes, reads and exits are bounded.
 
 
 def test_a_program_that_stops_reading_cannot_hang_a_large_write(tmp_path: Path) -> None:
-    chunks = _chunks("deepseek", "long_arguments")
-    assert len(json.dumps(chunks)) > 800_000  # far more than a pipe holds
+    stream = Stream(CHAT, _body("deepseek", "long_arguments"), {})
+    assert len(json.dumps(stream.chunks)) > 800_000  # far more than a pipe holds
     program = External("deaf", _write(tmp_path, f"input()\n{HANDSHAKE}\ntime.sleep(600)\n"))
     program.timeout = 1.0
-    outcome = _within(HANG, lambda: program.assemble(chunks, {}))
+    outcome = _within(HANG, lambda: program.assemble(stream))
     assert isinstance(outcome, TimedOut), outcome
     assert "stopped reading its input" in str(outcome)
     assert all(_gone(pid) for pid in _pids(tmp_path))
@@ -107,7 +106,7 @@ def test_a_program_that_stops_reading_cannot_hang_a_large_write(tmp_path: Path) 
 def test_a_program_that_closes_its_output_but_keeps_running_is_killed(tmp_path: Path) -> None:
     body = f"input()\n{HANDSHAKE}\ninput()\nos.close(1)\ntime.sleep(600)\n"
     program = External("mute", _write(tmp_path, body), timeout=5.0)
-    outcome = _within(HANG, lambda: program.assemble([], {}))
+    outcome = _within(HANG, lambda: program.assemble(Stream(CHAT, b"", {})))
     assert isinstance(outcome, Crashed), outcome
     assert "closed its standard output but kept running (killed)" in str(outcome)
     assert all(_gone(pid) for pid in _pids(tmp_path))
@@ -128,7 +127,7 @@ def test_an_endless_line_is_cut_at_the_line_limit(
     monkeypatch.setattr(external, "MAX_LINE", 1024 * 1024)
     body = f"input()\n{HANDSHAKE}\ninput()\nsys.stdout.write('x' * 3_000_000)\ntime.sleep(600)\n"
     program = External("endless", _write(tmp_path, body), timeout=20.0)
-    outcome = _within(HANG, lambda: program.assemble([], {}))
+    outcome = _within(HANG, lambda: program.assemble(Stream(CHAT, b"", {})))
     assert isinstance(outcome, Crashed), outcome
     assert "sent a line longer than 1,048,576 bytes" in str(outcome)
     assert all(_gone(pid) for pid in _pids(tmp_path))
@@ -140,7 +139,7 @@ def test_an_output_flood_stops_being_read_a_few_lines_ahead(tmp_path: Path) -> N
     program.start()
     time.sleep(2.0)  # the harness busy elsewhere: nothing reads the program's lines meanwhile
     assert program._lines.qsize() <= 2 * FLOOD_BOUND
-    outcome = _within(HANG, lambda: program.assemble([], {}))
+    outcome = _within(HANG, lambda: program.assemble(Stream(CHAT, b"", {})))
     assert isinstance(outcome, Crashed), outcome
     assert all(_gone(pid) for pid in _pids(tmp_path))
 
@@ -158,7 +157,7 @@ def test_a_flood_of_long_lines_stops_being_read_a_few_megabytes_ahead(
     time.sleep(1.0)  # nothing reads the program's lines meanwhile
     waiting = program._lines.waiting_bytes
     assert waiting <= external.MAX_UNREAD_BYTES + 2 * line, f"{waiting:,} bytes waiting"
-    outcome = _within(HANG, lambda: program.assemble([], {}))
+    outcome = _within(HANG, lambda: program.assemble(Stream(CHAT, b"", {})))
     assert isinstance(outcome, Crashed), outcome
     assert all(_gone(pid) for pid in _pids(tmp_path))
 
@@ -377,24 +376,25 @@ def test_the_terminal_table_fits_a_hundred_columns() -> None:
     assert "x" * 200 in matrix_report.markdown(result)
 
 
-def test_the_footer_says_which_client_runs_on_node(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed")
-    clients = tmp_path / "js"
-    (clients / "node_modules" / "openai").mkdir(parents=True)
-    (clients / "package.json").write_text("{}")
-    (clients / "node_modules" / "openai" / "package.json").write_text('{"version": "6.30.1"}')
-    monkeypatch.setattr(http_clients, "JS_CLIENTS", clients)
-    client = http_clients.openai_node()
-    assert client.version.startswith("openai 6.30.1 on Node v")
+def test_the_footer_says_which_client_runs_on_node() -> None:
+    """The JavaScript client names, at its handshake, the package versions the lockfile pinned
+    and the Node it runs on."""
+    try:
+        client = http_clients.openai_node()
+    except http_clients.Unavailable as exc:
+        pytest.skip(str(exc))
+    lock = json.loads((http_clients.JS_CLIENTS / "package-lock.json").read_text())
+    pinned = lock["packages"]["node_modules/openai"]["version"]
+    try:
+        assert client.version.startswith(f"openai-node openai {pinned} on Node v")
+        assert client.version.endswith("(javascript)")
+    finally:
+        client.close()
     result = Matrix(
         implementations=[("openai-sdk", "openai 3.60.0"), (client.name, client.version)]
     )
     versions = matrix_report.versions(result)
-    assert "openai-sdk: openai 3.60.0; openai-node: openai 6.30.1 on Node v" in versions
+    assert f"openai-sdk: openai 3.60.0; openai-node: openai-node openai {pinned} on" in versions
 
 
 def test_an_installed_package_does_not_advise_make_targets_it_lacks(

@@ -8,6 +8,7 @@ import argparse
 import json
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,16 +16,17 @@ import pytest
 from tests.gateway_relay import Rewrites, relaying
 from toolcall.harness import serve
 from toolcall.harness.gateways import command, report
-from toolcall.harness.gateways.clients import Client, available
+from toolcall.harness.gateways.clients import available
 from toolcall.harness.gateways.known import ByURL, Launch, PortkeyProviders, Route
 from toolcall.harness.gateways.run import Case, Clients, GatewayRun, cases, run_gateway
+from toolcall.harness.peers import Implementation
 from toolcall.harness.profiles import load_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = load_suite(ROOT)
 
 
-def client(name: str = "openai-sdk-http") -> list[Client]:
+def client(name: str = "openai-sdk-http") -> list[Implementation]:
     found, missing = available()
     chosen = [c for c in found if c.name == name]
     if not chosen:
@@ -33,7 +35,7 @@ def client(name: str = "openai-sdk-http") -> list[Client]:
 
 
 def relayed(
-    rewrites: Rewrites, todo: list[Case], clients: list[Client] | None = None
+    rewrites: Rewrites, todo: list[Case], clients: list[Implementation] | None = None
 ) -> GatewayRun:
     with serve.serving(SUITE) as served, relaying(served.base_url, rewrites) as url:
         return run_gateway(
@@ -229,7 +231,7 @@ def test_a_run_says_when_it_was_made_with_what_and_over_what() -> None:
     class Named:
         name, version = "openai-sdk-http", "openai 9.9.9"
 
-        def fetch(self, job: object) -> object:
+        def assemble(self, stream: object) -> object:
             raise AssertionError("not run")
 
     made = command.about(
@@ -245,3 +247,32 @@ def test_a_run_says_when_it_was_made_with_what_and_over_what() -> None:
     line = report.about_line(made)
     assert "HTTP clients: openai-sdk-http (openai 9.9.9)." in line
     assert line.endswith("Narrowed to provider glm, gateway portkey.")
+
+
+_CRASHING_CLIENT = """
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["cmd"] == "start":
+        me = {"name": "crashing", "version": "1", "language": "python"}
+        hello = {"protocol": 3, "implementation": me, "wires": ["chat"], "http_client": True}
+        print(json.dumps(hello), flush=True)
+    elif m["cmd"] == "assemble":
+        print("APIConnectionError: Connection error.", file=sys.stderr, flush=True)
+        sys.exit(1)
+"""
+
+
+def test_a_program_client_that_raises_is_told_by_what_it_raised_not_its_exit_status() -> None:
+    """The JavaScript clients are protocol programs: an exception of their SDK ends the process
+    with its name and message as the last line of standard error, read as what was raised."""
+    from toolcall.harness.gateways.clients import answer
+    from toolcall.harness.peers.external import External
+
+    program = External("crashing", [sys.executable, "-c", _CRASHING_CLIENT], timeout=20)
+    try:
+        got = answer(program, "http://127.0.0.1:9/v1", {}, {"messages": []}, b"")
+    finally:
+        program.close()
+    assert got.raised == "APIConnectionError: Connection error."
+    assert got.describe() == "raised APIConnectionError (Connection error.)"

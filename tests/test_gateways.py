@@ -145,11 +145,12 @@ def test_an_http_client_that_merges_calls_through_the_gateway_is_a_client_findin
     """LiteLLM's `index: 0` on Gemini's index-less parallel calls, as measured: the turn this
     library assembles is intact, but the openai SDK's stream helper, which crashes on them
     straight from serve (a loud failure), merges them silently through the gateway."""
-    from toolcall.harness.gateways.clients import Client, available
+    from toolcall.harness.gateways.clients import available
     from toolcall.harness.gateways.run import Clients
+    from toolcall.harness.peers import Implementation
 
     found, _missing = available()
-    sdk: list[Client] = [c for c in found if c.name == "openai-sdk-http"]
+    sdk: list[Implementation] = [c for c in found if c.name == "openai-sdk-http"]
     if not sdk:
         pytest.skip("the openai SDK is not installed")
     todo = [c for c in cases(SUITE, provider="gemini") if c.target == "parallel_calls"]

@@ -7,6 +7,7 @@ the protocol or the judging broke, these tests fail.
 
 from __future__ import annotations
 
+import base64
 import json
 import shlex
 import sys
@@ -19,7 +20,7 @@ import toolcall
 from toolcall.harness import matrix, matrix_report, streams
 from toolcall.harness.cassettes import cassette_path, load, response_body
 from toolcall.harness.cli import main
-from toolcall.harness.peers import Assembled, Call, Implementation
+from toolcall.harness.peers import CHAT, Assembled, Call, Implementation, Stream
 from toolcall.harness.peers.external import (
     Crashed,
     External,
@@ -38,9 +39,16 @@ EXAMPLE = ROOT / "examples" / "external_assembler.py"
 NAIVE = f"naive={shlex.quote(sys.executable)} {shlex.quote(str(EXAMPLE))}"
 
 
+def _body(provider: str, scenario: str) -> bytes:
+    return response_body(load(cassette_path(ROOT / "cassettes", provider, scenario)))
+
+
 def _chunks(provider: str, scenario: str) -> list[streams.Chunk]:
-    path = cassette_path(ROOT / "cassettes", provider, scenario)
-    return streams.decode(response_body(load(path)))
+    return streams.decode(_body(provider, scenario))
+
+
+def _stream(provider: str, scenario: str, request: dict[str, Any] | None = None) -> Stream:
+    return Stream(CHAT, _body(provider, scenario), request or {})
 
 
 def _python(code: str) -> list[str]:
@@ -79,7 +87,21 @@ def _run(names: list[str], externals: list[str], provider: str) -> matrix.Matrix
                 ),
             },
         ),
-        ("openai", {"openai/long_arguments_truncated": "truncated arguments passed as valid"}),
+        (
+            "openai",
+            {
+                "openai/long_arguments_truncated": "truncated arguments passed as valid",
+                # The cut-off variants of OpenAI's Responses recordings: `incomplete` unread.
+                **{
+                    f"openai/responses/{name}_truncated": "truncated arguments passed as valid"
+                    for name in (
+                        "fantasy_responses_gpt-4o_multi_tool",
+                        "fantasy_responses_gpt-5_multi_tool",
+                        "pydantic-ai_responses_gpt-4o_stream",
+                    )
+                },
+            },
+        ),
     ],
 )
 def test_example_external_assembler_shows_its_real_bugs(
@@ -94,7 +116,47 @@ def test_example_external_assembler_shows_its_real_bugs(
         assert '{"city":"Tokyo","unit":"celsius"}{"city":"Paris"' in r.verdict.reason
 
 
-#: A protocol-2 program whose answer to each stream is `ANSWER` (a Python expression over `m`,
+def test_example_external_assembler_shows_its_real_bugs_on_the_other_wires() -> None:
+    """Every wire recording and its cut-off variant go to the example through the protocol; its
+    naive readers fail where the recordings show why, and on every cut, since it never reads how
+    a turn ended (Responses' `incomplete`, Anthropic's `max_tokens`, Gemini's `MAX_TOKENS`,
+    Ollama's `length`)."""
+    suite = load_suite(ROOT)
+    recorded = [c for c in matrix.recording_cases(suite, None) if c.wire != CHAT]
+    cut = list(matrix.cut_cases(suite, None))
+    assert {case.wire for case in recorded} == {"responses", "anthropic", "gemini", "ollama"}
+    assert {case.wire for case in cut} == {"responses", "anthropic", "gemini", "ollama"}
+    (naive,), _ = matrix.roster(["naive"], [NAIVE], timeout=20, cwd=ROOT)
+    column = matrix._column(naive, recorded + cut, float("inf"))
+    # Gemini's JSON-array bodies go only to an implementation that names that framing.
+    arrays = [case for case in recorded if case.framing]
+    assert arrays and len(column) == len(recorded) + len(cut) - len(arrays)
+    failed = [r for r in column if not r.verdict.passed]
+    failures = {r.scenario: r.verdict.label for r in failed}
+    vertex = "gemini/vercel-ai_vertex_gemini-3"
+    lmstudio = "responses/vercel-ai_lmstudio_glm-4.7-flash_responses_tool-call"
+    assert failures == {
+        # Vertex streams a call's arguments as `partialArgs` parts, each taken for a call.
+        f"{vertex}-flash-preview_partialArgs_array": "wrong number of calls",
+        f"{vertex}-flash-preview_partialArgs_noargs+3parallel": "wrong number of calls",
+        f"{vertex}.1-pro-preview_partialArgs_parallel": "wrong number of calls",
+        # LM Studio sends a call's arguments in `response.function_call_arguments.done` only.
+        lmstudio: "invalid JSON arguments",
+        f"{lmstudio}-2": "invalid JSON arguments",
+        # Each cut is handed over as if the turn had ended: the wire's cut is never reported.
+        **{case.scenario: "truncated arguments passed as valid" for case in cut},
+    }
+    unreported = {  # each wire's own way of saying the turn hit its limit, named in the reason
+        "responses": "status 'incomplete' (max_output_tokens) not reported",
+        "anthropic": "stop_reason 'max_tokens' not reported",
+        "gemini": "finishReason 'MAX_TOKENS' not reported",
+        "ollama": "done_reason 'length' not reported",
+    }
+    cuts = {case.scenario for case in cut}
+    assert all(unreported[r.wire] in r.verdict.reason for r in failed if r.scenario in cuts)
+
+
+#: A protocol-3 program whose answer to each stream is `ANSWER` (a Python expression over `m`,
 #: the assemble message); `HELLO` is its handshake.
 _PROGRAM = """
 import json, sys
@@ -106,29 +168,103 @@ for line in sys.stdin:
     elif m["cmd"] == "assemble":
         print(json.dumps({answer}), flush=True)
 """
-_HELLO = '{"protocol": 2, "implementation": {"name": "t", "version": "1", "language": "python"}}'
+_WHO = '"implementation": {"name": "t", "version": "1", "language": "python"}'
+_HELLO = '{"protocol": 3, ' + _WHO + ', "wires": ["chat", "ollama"]}'
+_HELLO_V2 = '{"protocol": 2, ' + _WHO + "}"
+#: An answer that echoes the assemble message as a call's arguments, which reach the harness
+#: whole (an error text is cut).
+_ECHO = (
+    '{"seq": m["seq"], "tool_calls": [{"id": "e", "type": "function", "function": '
+    '{"name": "echo", "arguments": json.dumps(m)}}]}'
+)
 
 
 def _program(answer: str, hello: str = _HELLO) -> list[str]:
     return _python(_PROGRAM.format(hello=hello, answer=answer))
 
 
-def test_external_gets_chunks_and_request_and_names_itself() -> None:
-    chunks = _chunks("qwen", "parallel_calls")
-    # Echoed as a call's arguments, which reach the harness whole (an error text is cut).
-    echo = _program(
-        '{"seq": m["seq"], "tool_calls": [{"id": "e", "type": "function", "function": '
-        '{"name": "echo", "arguments": json.dumps([m["request"], m["chunks"]])}}]}'
-    )
-    external = External("echo", echo)
+def test_external_gets_wire_body_events_and_request_and_names_itself() -> None:
+    stream = _stream("qwen", "parallel_calls", {"tools": []})
+    external = External("echo", _program(_ECHO))
     assert external.version == "t 1 (python)"
-    (answer,) = external.assemble(chunks, {"tools": []}).calls
-    assert json.loads(answer.arguments) == [{"tools": []}, chunks]
-    (again,) = external.assemble(chunks[:1], {}).calls  # the same process, the next seq
-    assert json.loads(again.arguments)[1] == chunks[:1]
+    assert external.wires == ("chat", "ollama")
+    (answer,) = external.assemble(stream).calls
+    sent = json.loads(answer.arguments)
+    assert sent["wire"] == "chat" and sent["request"] == {"tools": []}
+    assert base64.b64decode(sent["body_base64"]) == stream.body
+    assert sent["events"] == sent["chunks"] == _chunks("qwen", "parallel_calls")
+    ollama = Stream("ollama", b'{"message": {"content": "hi"}, "done": true}\n', {})
+    (again,) = external.assemble(ollama).calls  # the same process, the next seq
+    sent = json.loads(again.arguments)
+    assert sent["seq"] == 2 and sent["wire"] == "ollama" and "chunks" not in sent
+    assert sent["events"] == [{"message": {"content": "hi"}, "done": True}]
+    with pytest.raises(Crashed, match="was handed a gemini stream"):
+        external.assemble(Stream("gemini", b"", {}))
     process = external._process
     external.close()
     assert process is not None and process.poll() == 0
+
+
+def test_an_undecodable_body_goes_as_bytes_with_no_events() -> None:
+    external = External("echo", _program(_ECHO))
+    try:
+        (answer,) = external.assemble(Stream(CHAT, b"data: {not json\n\n", {})).calls
+    finally:
+        external.close()
+    sent = json.loads(answer.arguments)
+    assert sent["events"] is None and "chunks" not in sent
+    assert base64.b64decode(sent["body_base64"]) == b"data: {not json\n\n"
+
+
+#: An HTTP client in a few lines: it fetches each stream from where the harness serves it and
+#: answers with what it got (base64) as a call's arguments.
+_FETCHER = """
+import base64, json, sys, urllib.request
+ENDINGS = {"chat": "/chat/completions", "anthropic": "/messages"}
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["cmd"] == "start":
+        me = {"name": "fetcher", "version": "1", "language": "python"}
+        hello = {"protocol": 3, "implementation": me, "wires": ["chat", "anthropic"],
+                 "http_client": True}
+        print(json.dumps(hello), flush=True)
+    elif m["cmd"] == "assemble":
+        served = m["served"]
+        url = served["base_url"] + ENDINGS[m["wire"]]
+        headers = {**served["headers"], "Content-Type": "application/json"}
+        asked = urllib.request.Request(url, b'{"stream": true}', headers)
+        got = base64.b64encode(urllib.request.urlopen(asked).read()).decode()
+        call = {"id": "f", "type": "function", "function": {"name": "got", "arguments": got}}
+        print(json.dumps({"seq": m["seq"], "tool_calls": [call]}), flush=True)
+"""
+
+
+def test_an_http_client_program_fetches_each_stream_where_it_is_served() -> None:
+    """The JavaScript clients' way in, without Node: a chat body from `toolcall serve` under its
+    token, another wire's from its own path; both the very bytes every other column gets."""
+    anthropic = next(
+        r for r in matrix.recording_cases(load_suite(ROOT), None) if r.wire == "anthropic"
+    ).stream
+    external = External("fetcher", _python(_FETCHER), timeout=30)
+    try:
+        for stream in (_stream("qwen", "parallel_calls"), anthropic):
+            (answer,) = external.assemble(stream).calls
+            assert base64.b64decode(answer.arguments) == stream.body, stream.wire
+    finally:
+        external.close()
+
+
+def test_a_protocol_2_program_gets_chat_chunks_only_and_says_so() -> None:
+    external = External("old", _program(_ECHO, hello=_HELLO_V2))
+    try:
+        assert external.version == "t 1 (python), protocol 2: chat streams only"
+        assert external.wires == (CHAT,)
+        (answer,) = external.assemble(_stream("qwen", "parallel_calls")).calls
+    finally:
+        external.close()
+    sent = json.loads(answer.arguments)
+    assert set(sent) == {"cmd", "seq", "request", "chunks"}
+    assert sent["chunks"] == _chunks("qwen", "parallel_calls")
 
 
 def test_external_document_becomes_calls() -> None:
@@ -160,11 +296,19 @@ def test_external_document_becomes_calls() -> None:
                 hello='{"protocol": 1, "implementation": '
                 '{"name": "old", "version": "1", "language": "go"}}',
             ),
-            "crash: speaks protocol 1, the harness speaks 2",
+            "crash: speaks protocol 1, the harness speaks 3 (and 2, chat only",
         ),
         (
-            _program('{"protocol": 2}', hello='{"protocol": 2}'),
+            _program('{"protocol": 3}', hello='{"protocol": 3}'),
             "crash: program sent a bad 'started'",
+        ),
+        (
+            _program("{}", hello='{"protocol": 3, ' + _WHO + ', "wires": ["grpc"]}'),
+            "crash: program sent a bad 'started' message: ['wires'][0]",
+        ),
+        (  # version 3 names the wires it reads
+            _program("{}", hello='{"protocol": 3, ' + _WHO + "}"),
+            "crash: program sent a bad 'started' message: the message: 'wires' is a required",
         ),
         (_program('{"tool_calls": []}'), "crash: program sent a bad 'answer' message"),
         (_program('{"seq": 7, "tool_calls": []}'), "crash: answered seq 7 to seq 1"),
@@ -179,7 +323,7 @@ def test_external_protocol_breaks_are_crashes(program: list[str], reason: str) -
     external = External("broken", program, timeout=0.5)
     try:
         with pytest.raises(Crashed) as raised:
-            external.assemble(_chunks("openai", "text_only"), {})
+            external.assemble(_stream("openai", "text_only"))
     finally:
         external.close()
     verdict = judge(Expected(), raised.value)
@@ -190,7 +334,7 @@ def test_external_protocol_breaks_are_crashes(program: list[str], reason: str) -
 def test_external_missing_program_is_a_crash() -> None:
     external = External("gone", ["/nonexistent/assembler"])
     with pytest.raises(Crashed, match="cannot start"):
-        external.assemble([], {})
+        external.assemble(Stream(CHAT, b"", {}))
     assert "no handshake: cannot start" in external.version
 
 
@@ -230,7 +374,7 @@ def test_matrix_command_writes_markdown_and_exits_zero_when_peers_fail(
     assert code == 0
     assert "FAIL naive gemini/parallel_calls: merged calls" in out
     assert "passed: toolcall 7/7, naive 5/7" in out
-    assert "naive 0.2 (python)" in out  # who it said it is, at the handshake
+    assert "naive 0.3 (python)" in out  # who it said it is, at the handshake
     text = report.read_text(encoding="utf-8")
     assert "| gemini | parallel_calls | pass | **merged calls** |" in text
     assert "## Not applicable" in text
@@ -414,9 +558,9 @@ def test_openai_sdk_adapter_is_fed_sdk_chunk_objects() -> None:
     pytest.importorskip("openai")
     from toolcall.harness.peers.openai_stream import OpenAIStreamState
 
-    chunks = _chunks("deepseek", "parallel_calls")
-    answer = OpenAIStreamState().assemble(chunks, {"tools": []})
-    turn = toolcall.assemble(sse_body(chunks))
+    stream = _stream("deepseek", "parallel_calls", {"tools": []})
+    answer = OpenAIStreamState().assemble(stream)
+    turn = toolcall.assemble(stream.body)
     assert [c.arguments for c in answer.calls] == [c.function.arguments for c in turn.tool_calls]
 
 
@@ -448,10 +592,10 @@ def test_each_implementation_gets_its_own_copy_of_the_stream() -> None:
     still see Gemini's index-less calls."""
 
     class Mutating:
-        name, version = "mutating", "test"
+        name, version, wires = "mutating", "test", (CHAT,)
 
-        def assemble(self, chunks: Any, request: Any) -> Assembled:
-            for chunk in chunks:
+        def assemble(self, stream: Stream) -> Assembled:
+            for chunk in stream.chunks:
                 for choice in chunk.get("choices") or []:
                     for delta in (choice.get("delta") or {}).get("tool_calls") or []:
                         delta["index"] = 0
@@ -460,12 +604,12 @@ def test_each_implementation_gets_its_own_copy_of_the_stream() -> None:
     seen: list[bool] = []
 
     class Watching:
-        name, version = "watching", "test"
+        name, version, wires = "watching", "test", (CHAT,)
 
-        def assemble(self, chunks: Any, request: Any) -> Assembled:
+        def assemble(self, stream: Stream) -> Assembled:
             deltas = [
                 d
-                for c in chunks
+                for c in stream.chunks
                 for ch in c.get("choices") or []
                 for d in (ch.get("delta") or {}).get("tool_calls") or []
             ]

@@ -15,7 +15,7 @@ import pytest
 
 import toolcall
 from toolcall.harness import cassettes, recordings, serve
-from toolcall.harness.peers import Assembled, Unavailable, http_clients
+from toolcall.harness.peers import CHAT, Assembled, Stream, Unavailable, http_clients
 from toolcall.harness.peers.external import Crashed
 from toolcall.harness.profiles import load_suite
 
@@ -172,13 +172,13 @@ def test_registered_body_is_served_by_token(server: serve.Running) -> None:
 def test_the_python_openai_sdk_over_http() -> None:
     pytest.importorskip("openai")
     client = http_clients.OpenAIPythonHttp()
-    chunks = [json.loads(line) for line in _payloads(cassette_body("qwen", "parallel_calls"))]
-    answer = client.assemble(chunks, request_for("parallel_calls"))
+    request = request_for("parallel_calls")
+    answer = client.assemble(Stream(CHAT, cassette_body("qwen", "parallel_calls"), request))
     assert [c.name for c in answer.calls] == ["get_weather", "get_weather"]
     assert [json.loads(c.arguments)["city"] for c in answer.calls] == ["Tokyo", "Paris"]
-    missing_index = [json.loads(x) for x in _payloads(cassette_body("gemini", "parallel_calls"))]
+    missing_index = Stream(CHAT, cassette_body("gemini", "parallel_calls"), request)
     with pytest.raises(TypeError):  # the SDK's own bug on Gemini's index-less calls
-        client.assemble(missing_index, request_for("parallel_calls"))
+        client.assemble(missing_index)
 
 
 @pytest.mark.parametrize("factory", [http_clients.openai_node, http_clients.vercel_ai])
@@ -187,17 +187,21 @@ def test_javascript_clients_over_http(factory: object) -> None:
         client = factory()  # type: ignore[operator]
     except Unavailable as exc:
         pytest.skip(str(exc))
-    chunks = [json.loads(x) for x in _payloads(cassette_body("openai", "parallel_calls"))]
-    answer: Assembled = client.assemble(chunks, request_for("parallel_calls"))
-    assert [json.loads(c.arguments)["city"] for c in answer.calls] == ["Tokyo", "Paris"]
-    assert answer.error is None
-    truncated = chunks[:5]
+    request = request_for("parallel_calls")
+    body = cassette_body("openai", "parallel_calls")
     try:
-        cut = client.assemble(truncated, request_for("parallel_calls"))
-    except Crashed as exc:
-        assert "Error" in str(exc)
-    else:
-        assert cut.error is not None or len(cut.calls) < 2
+        answer: Assembled = client.assemble(Stream(CHAT, body, request))
+        assert [json.loads(c.arguments)["city"] for c in answer.calls] == ["Tokyo", "Paris"]
+        assert answer.error is None
+        truncated = "".join(f"data: {x}\n\n" for x in _payloads(body)[:5]).encode()
+        try:
+            cut = client.assemble(Stream(CHAT, truncated, request))
+        except Crashed as exc:
+            assert "Error" in str(exc)
+        else:
+            assert cut.error is not None or len(cut.calls) < 2
+    finally:
+        client.close()  # type: ignore[attr-defined]
 
 
 def _payloads(body: bytes) -> list[str]:

@@ -18,7 +18,15 @@ import pytest
 
 from toolcall.harness import matrix, recordings
 from toolcall.harness.matrix import Case
-from toolcall.harness.peers import CHAT, Assembled, Peer, Unavailable, builtin, reads
+from toolcall.harness.peers import (
+    CHAT,
+    Assembled,
+    Implementation,
+    Stream,
+    Unavailable,
+    builtin,
+    reads,
+)
 from toolcall.harness.peers.reference import Reference
 from toolcall.harness.profiles import load_suite
 from toolcall.harness.recordings import JSON_ARRAY
@@ -44,7 +52,7 @@ def _cases(wire: str | None = None) -> list[Case]:
     return [case for case in _all_cases() if wire is None or case.wire == wire]
 
 
-def _adapter(name: str, module: str) -> Peer:
+def _adapter(name: str, module: str) -> Implementation:
     pytest.importorskip(module)
     try:
         return builtin()[name]()
@@ -52,7 +60,7 @@ def _adapter(name: str, module: str) -> Peer:
         pytest.skip(str(exc))
 
 
-def _verdicts(peer: Peer, cases: list[Case]) -> dict[str, str]:
+def _verdicts(peer: Implementation, cases: list[Case]) -> dict[str, str]:
     return {r.scenario: r.verdict.label for r in matrix._column(peer, cases, float("inf"))}
 
 
@@ -83,7 +91,7 @@ def test_each_sdk_gets_only_its_wire_rows_and_passes_them(
         assert failing == {}
 
 
-def _fails_an_altered_expectation(peer: Peer, case: Case) -> None:
+def _fails_an_altered_expectation(peer: Implementation, case: Case) -> None:
     """The verdict on `peer`'s answer turns when the expected first call is renamed: the
     comparison reads what the peer assembled, it does not pass whatever comes back."""
     first = case.expected.calls[0]
@@ -91,7 +99,7 @@ def _fails_an_altered_expectation(peer: Peer, case: Case) -> None:
         case.expected,
         calls=(dataclasses.replace(first, name=first.name + "_altered"), *case.expected.calls[1:]),
     )
-    verdict = judge(altered, matrix._answer(peer, case, [], case.request))
+    verdict = judge(altered, peer.assemble(case.stream))
     assert not verdict.passed and "_altered" in verdict.reason
 
 
@@ -99,21 +107,19 @@ def _fails_an_altered_expectation(peer: Peer, case: Case) -> None:
 def test_each_sdk_fails_an_altered_expectation(name: str, module: str, wire: str) -> None:
     peer = _adapter(name, module)
     case = next(c for c in _cases(wire) if "partialArgs" not in c.scenario)
-    assert judge(case.expected, matrix._answer(peer, case, [], case.request)).passed
+    assert judge(case.expected, peer.assemble(case.stream)).passed
     _fails_an_altered_expectation(peer, case)
 
 
 def test_a_wire_peer_has_no_chat_rows_and_a_chat_peer_no_wire_rows() -> None:
-    reference = Reference()
-    assert reads(reference, CHAT) and reads(reference, "anthropic")
+    assert {CHAT, "anthropic"} <= set(Reference().wires)
 
     class ChatOnly:
-        name, version = "chat-only", "0"
+        name, version, wires = "chat-only", "0", (CHAT,)
 
-        def assemble(self, chunks: object, request: object) -> object:
+        def assemble(self, stream: object) -> object:
             raise AssertionError("not to be called on a wire row")
 
-    assert reads(ChatOnly(), CHAT) and not reads(ChatOnly(), "responses")  # type: ignore[arg-type]
     assert _verdicts(ChatOnly(), _cases("responses")) == {}  # type: ignore[arg-type]
 
 
@@ -124,8 +130,8 @@ def test_a_json_array_row_goes_only_to_a_peer_that_names_that_framing() -> None:
     class EventStreamOnly:
         name, version, wires = "event-stream-only", "0", ("gemini",)
 
-        def assemble_wire(self, wire: str, body: bytes, request: object) -> Assembled:
-            assert body.startswith(b"data:"), "a JSON array was handed to an event-stream reader"
+        def assemble(self, stream: Stream) -> Assembled:
+            assert stream.body.startswith(b"data:"), "a JSON array was handed to an SSE reader"
             return Assembled(calls=())
 
     gemini = _cases("gemini")
@@ -159,7 +165,7 @@ def test_the_anthropic_sdk_reads_only_named_events_which_is_why_they_are_put_bac
         for line in case.body.splitlines(keepends=False)
         if not line.startswith(b"event:")
     )
-    assert judge(case.expected, matrix._answer(peer, case, [], case.request)).passed
+    assert judge(case.expected, peer.assemble(case.stream)).passed
     bare = dataclasses.replace(case, body=unnamed)
     assert _verdicts(peer, [bare]) == {case.scenario: "crash"}  # no message at all
 
@@ -196,18 +202,21 @@ def test_each_ai_sdk_provider_reads_a_recording_of_its_wire_over_http(name: str)
 def test_a_registered_body_is_served_at_its_wire_path_only() -> None:
     """The one way a recorded body reaches an HTTP client: registered with the simulator for a
     wire; a client calling another endpoint is told which one serves it."""
-    from toolcall.harness.peers.http_clients import served
+    from toolcall.harness.peers import Stream
+    from toolcall.harness.peers.serving import serving
 
-    with served(b"data: {}\n\n", "anthropic") as (url, headers):
-        right = httpx.post(url + "/v1/messages", json={"stream": True}, headers=headers)
+    with serving(Stream("anthropic", b"data: {}\n\n", {})) as served:
+        base, headers = served.base_url, dict(served.headers)
+        assert base.endswith("/v1")  # as the Messages SDKs are given it
+        right = httpx.post(base + "/messages", json={"stream": True}, headers=headers)
         assert (right.status_code, right.content) == (200, b"data: {}\n\n")
-        wrong = httpx.post(url + "/v1/chat/completions", json={"stream": True}, headers=headers)
+        wrong = httpx.post(base + "/chat/completions", json={"stream": True}, headers=headers)
         message = wrong.json()["error"]["message"]
         assert wrong.status_code == 404
         assert "of the anthropic wire, served at …/v1/messages" in message
-        other = httpx.post(url + "/v1/responses", json={"stream": True}, headers=headers)
+        other = httpx.post(base + "/responses", json={"stream": True}, headers=headers)
         assert other.status_code == 404 and "not at this responses path" in other.text
-    gone = httpx.post(url + "/v1/messages", json={"stream": True}, headers=headers)
+    gone = httpx.post(base + "/messages", json={"stream": True}, headers=headers)
     assert gone.status_code == 404 and "no registered body" in gone.text
 
 

@@ -30,6 +30,7 @@ from ._events import (
     ToolCallStarted,
     TurnDone,
 )
+from ._finish import finish_kind
 from ._partial import ArgumentsChange, PartialArguments
 from ._sse import SSEDecoder
 from ._stream import TurnBuilder, aiter_events, assemble, assemble_async, iter_events
@@ -67,6 +68,7 @@ __all__ = [
     "aiter_events",
     "assemble",
     "assemble_async",
+    "finish_kind",
     "iter_events",
     "parse_arguments",
 ]

@@ -1,36 +1,37 @@
-// The openai Node SDK's chat-completions streaming helper, pointed at `toolcall serve`.
-// Reads one job as JSON on standard input ({base_url, headers, request}) and prints the calls
-// it assembled as {"tool_calls": [...]}, or {"error": "..."} when the SDK reported the stream as
-// bad. Anything else it throws is left to crash the process: the matrix reports that as a crash.
+// The openai Node SDK's chat-completions streaming helper, as an implementation-protocol program
+// (protocol.mjs): each stream is fetched from where the harness serves it, and the calls it
+// assembled are answered, or {"error": ...} when the SDK reported the stream as bad. Anything
+// else it throws crashes the process: the matrix reports that as a crash.
 import OpenAI from "openai";
 import { LengthFinishReasonError, ContentFilterFinishReasonError } from "openai/error";
-import { readFileSync } from "node:fs";
+import { run, streamed } from "./protocol.mjs";
 
-const job = JSON.parse(readFileSync(0, "utf8"));
-const client = new OpenAI({
-  baseURL: job.base_url,
-  apiKey: "anything",
-  defaultHeaders: job.headers,
-  maxRetries: 0,
-});
-try {
-  const stream = client.chat.completions.stream(job.request);
-  const completion = await stream.finalChatCompletion();
-  const calls = completion.choices[0]?.message?.tool_calls ?? [];
-  const finish = completion.choices[0]?.finish_reason;
-  const out = {
-    tool_calls: calls.map((c) => ({
-      id: c.id ?? "",
-      type: "function",
-      function: { name: c.function?.name ?? "", arguments: c.function?.arguments ?? "" },
-    })),
-  };
-  if (finish === "length") out.error = "finish_reason length";
-  process.stdout.write(JSON.stringify(out) + "\n");
-} catch (error) {
-  if (error instanceof LengthFinishReasonError || error instanceof ContentFilterFinishReasonError) {
-    process.stdout.write(JSON.stringify({ error: `${error.name}: ${error.message}` }) + "\n");
-  } else {
+async function assemble({ served, request }) {
+  const client = new OpenAI({
+    baseURL: served.base_url,
+    apiKey: "anything",
+    defaultHeaders: served.headers,
+    maxRetries: 0,
+  });
+  try {
+    const stream = client.chat.completions.stream(streamed(request));
+    const completion = await stream.finalChatCompletion();
+    const calls = completion.choices[0]?.message?.tool_calls ?? [];
+    const out = {
+      tool_calls: calls.map((c) => ({
+        id: c.id ?? "",
+        type: "function",
+        function: { name: c.function?.name ?? "", arguments: c.function?.arguments ?? "" },
+      })),
+    };
+    if (completion.choices[0]?.finish_reason === "length") out.error = "finish_reason length";
+    return out;
+  } catch (error) {
+    if (error instanceof LengthFinishReasonError || error instanceof ContentFilterFinishReasonError) {
+      return { error: `${error.name}: ${error.message}` };
+    }
     throw error;
   }
 }
+
+await run({ name: "openai-node", packages: ["openai"], wires: ["chat"], assemble });

@@ -1,46 +1,78 @@
-// The Vercel AI SDK (`ai` + `@ai-sdk/openai-compatible`), `streamText` with tools, pointed at
-// `toolcall serve`. Reads one job as JSON on standard input ({base_url, headers, request}) and
-// prints {"tool_calls": [...]} with each call's input as JSON text, or {"error": "..."} when the
-// SDK reported the stream or a call as bad (an invalid tool input, a `length` finish, a stream
+// The Vercel AI SDK, `streamText` with tools, as an implementation-protocol program
+// (protocol.mjs) for the one wire named on its command line: chat completions through
+// @ai-sdk/openai-compatible, Responses through @ai-sdk/openai, Anthropic Messages through
+// @ai-sdk/anthropic, Gemini through @ai-sdk/google. Each stream is fetched from where the harness
+// serves it; the answer holds each call's input as JSON text, or {"error": ...} when the SDK
+// reported the stream or a call as bad (an invalid tool input, a `length` finish, a stream
 // error). Tools have no `execute`, so the SDK returns the calls instead of running them.
+//
+// Gemini sends no call id before gemini 3, and @ai-sdk/google then makes one up with its
+// `generateId` option; the ids it makes here are marked and answered as the empty id the wire
+// sent, so the column is judged on what came off the wire, not on a random id.
 import { streamText, jsonSchema, tool } from "ai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { readFileSync } from "node:fs";
+import { createOpenAI } from "@ai-sdk/openai";
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createGoogleGenerativeAI } from "@ai-sdk/google";
+import { run, streamed, toolCalls } from "./protocol.mjs";
 
-const job = JSON.parse(readFileSync(0, "utf8"));
-const provider = createOpenAICompatible({
-  name: "toolcall",
-  baseURL: job.base_url,
-  apiKey: "anything",
-  headers: job.headers,
-});
-const tools = {};
-for (const t of job.request.tools ?? []) {
-  tools[t.function.name] = tool({
-    description: t.function.description ?? "",
-    inputSchema: jsonSchema(t.function.parameters ?? { type: "object" }),
-  });
-}
-const errors = [];
-const result = streamText({
-  model: provider(job.request.model ?? "model"),
-  messages: job.request.messages ?? [{ role: "user", content: "" }],
-  tools,
-  maxRetries: 0,
-  allowSystemInMessages: true,
-  onError: ({ error }) => errors.push(String(error?.message ?? error)),
-});
-const calls = await result.toolCalls;
-const finish = await result.finishReason;
-const out = {
-  tool_calls: calls.map((c) => ({
-    id: c.toolCallId ?? "",
-    type: "function",
-    function: { name: c.toolName ?? "", arguments: JSON.stringify(c.input ?? null) },
-  })),
+const MADE_UP = "toolcall-made-up-id-";
+let madeUp = 0;
+const madeUpId = () => `${MADE_UP}${madeUp++}`;
+const wireId = (c) => (c.toolCallId == null || c.toolCallId.startsWith(MADE_UP) ? "" : c.toolCallId);
+
+const PROVIDERS = {
+  chat: {
+    package: "@ai-sdk/openai-compatible",
+    model: ({ base_url, headers }, id) =>
+      createOpenAICompatible({ name: "toolcall", baseURL: base_url, apiKey: "anything", headers })(id),
+  },
+  responses: {
+    package: "@ai-sdk/openai",
+    model: ({ base_url, headers }, id) =>
+      createOpenAI({ baseURL: base_url, apiKey: "anything", headers }).responses(id),
+  },
+  anthropic: {
+    package: "@ai-sdk/anthropic",
+    model: ({ base_url, headers }, id) =>
+      createAnthropic({ baseURL: base_url, apiKey: "anything", headers })(id),
+  },
+  gemini: {
+    package: "@ai-sdk/google",
+    model: ({ base_url, headers }, id) =>
+      createGoogleGenerativeAI({ baseURL: base_url, apiKey: "anything", headers, generateId: madeUpId })(id),
+  },
 };
-const invalid = calls.filter((c) => c.invalid);
-if (invalid.length) errors.push(`invalid tool input: ${invalid.map((c) => c.toolName).join(", ")}`);
-if (finish === "length") errors.push("finish reason length");
-if (errors.length) out.error = errors.join("; ");
-process.stdout.write(JSON.stringify(out) + "\n");
+
+const wire = process.argv[2];
+if (!(wire in PROVIDERS)) throw new Error(`no AI SDK provider for the ${wire} wire`);
+
+async function assemble({ served, request }) {
+  const body = streamed(request);
+  const tools = {};
+  for (const t of body.tools ?? []) {
+    tools[t.function.name] = tool({
+      description: t.function.description ?? "",
+      inputSchema: jsonSchema(t.function.parameters ?? { type: "object" }),
+    });
+  }
+  const errors = [];
+  const result = streamText({
+    model: PROVIDERS[wire].model(served, body.model),
+    messages: body.messages ?? [{ role: "user", content: "" }],
+    tools,
+    maxRetries: 0,
+    ...(wire === "chat" ? { allowSystemInMessages: true } : {}),
+    onError: ({ error }) => errors.push(String(error?.message ?? error)),
+  });
+  const calls = await result.toolCalls;
+  const finish = await result.finishReason;
+  const out = { tool_calls: toolCalls(calls, wire === "gemini" ? wireId : undefined) };
+  const invalid = calls.filter((c) => c.invalid);
+  if (invalid.length) errors.push(`invalid tool input: ${invalid.map((c) => c.toolName).join(", ")}`);
+  if (finish === "length") errors.push("finish reason length");
+  if (errors.length) out.error = errors.join("; ");
+  return out;
+}
+
+await run({ name: `vercel-ai${wire === "chat" ? "" : `-${wire}`}`, packages: ["ai", PROVIDERS[wire].package], wires: [wire], assemble });

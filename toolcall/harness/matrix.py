@@ -11,7 +11,8 @@ cannot make the expectation, because then no column can be judged.
 
 The wire recordings (`cassettes/wires/`, see `recordings`) are rows of their own, judged by
 their hand-written expectations, with a cell only for the implementations that read the wire
-(the reference, and each wire's SDK); the chat peers have none there, nor the wire SDKs on chat.
+(whose `wires` name it: the reference, each wire's SDK, a program whose handshake names it); the
+chat peers have none there, nor the wire SDKs on chat.
 
 The run goes implementation by implementation, so that progress can be told per column and one
 broken program costs its own column only: a program that cannot start (or fails its handshake)
@@ -29,24 +30,14 @@ import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO, cast
+from typing import Any, TextIO
 
 import toolcall
 
 from . import recordings, streams
 from .cassettes import cassette_path
 from .checks import conformance_document
-from .peers import (
-    CHAT,
-    Call,
-    Factory,
-    Implementation,
-    Peer,
-    Unavailable,
-    WireImplementation,
-    builtin,
-    reads,
-)
+from .peers import CHAT, Call, Factory, Implementation, Stream, Unavailable, builtin, reads
 from .peers.external import External, StartFailed, TimedOut, parse_spec
 from .peers.reference import Reference
 from .profiles import Suite
@@ -58,8 +49,8 @@ REFERENCE = Reference.name
 #: Timeouts in a row after which a program's remaining cells are skipped: a silent program then
 #: costs a few timeouts, not one per stream.
 CONSECUTIVE_TIMEOUTS = 3
-#: Seconds one implementation may take over all its streams (the slowest client, run with Node
-#: per stream, takes about 90 s for the whole suite on a shared 2-core machine).
+#: Seconds one implementation may take over all its streams (the slowest client, the AI SDK run
+#: with Node as one long-lived program, takes about 15 s for the whole suite on a loaded machine).
 COLUMN_BUDGET = 600.0
 SKIPPED = "skipped"
 
@@ -78,7 +69,6 @@ class Case:
 
     provider: str
     scenario: str
-    chunks: list[streams.Chunk]
     request: dict[str, Any]
     expected: Expected
     #: The stream as bytes: the cassette's body, or the truncated variant written back as SSE.
@@ -88,6 +78,11 @@ class Case:
     #: A framing other than the wire's usual one (Gemini's JSON array), else "": only the
     #: implementations that read it get the case (`peers.reads`).
     framing: str = ""
+
+    @property
+    def stream(self) -> Stream:
+        """The case as every implementation is handed it: its wire, body and request."""
+        return Stream(self.wire, self.body, self.request)
 
 
 @dataclass(frozen=True)
@@ -123,7 +118,7 @@ def roster(
     timeout: float,
     cwd: Path | None = None,
     keys: Iterable[str] = (),
-) -> tuple[list[Peer], dict[str, str]]:
+) -> tuple[list[Implementation], dict[str, str]]:
     """The implementations to run (in-process ones first, then external programs) and the ones
     that cannot run here, with why. An unknown name is an error naming the known ones. A program
     named with `--external` always runs, beside the implementations `names` selects.
@@ -145,7 +140,7 @@ def roster(
             f"unknown implementation(s) {unknown}; known: {list(factories)} "
             "(add another with --external NAME=COMMAND)"
         )
-    available: list[Peer] = []
+    available: list[Implementation] = []
     unavailable: dict[str, str] = {}
     for name in selected:
         try:
@@ -157,7 +152,7 @@ def roster(
 
 def run(
     suite: Suite,
-    implementations: Sequence[Peer],
+    implementations: Sequence[Implementation],
     *,
     provider: str | None = None,
     scenario: str | None = None,
@@ -193,14 +188,16 @@ def run(
     return matrix
 
 
-def _start(implementation: Peer) -> None:
+def _start(implementation: Implementation) -> None:
     """Start a program before its column, so a failed start or handshake is said once."""
     start = getattr(implementation, "start", None)
     if callable(start):
         start()
 
 
-def _column(implementation: Peer, selected: Sequence[Case], deadline: float) -> list[Result]:
+def _column(
+    implementation: Implementation, selected: Sequence[Case], deadline: float
+) -> list[Result]:
     """One implementation over every case; the program is told to stop afterwards."""
     column: list[Result] = []
     cut_off = ""
@@ -217,8 +214,7 @@ def _column(implementation: Peer, selected: Sequence[Case], deadline: float) -> 
             with no_network(loopback=True):
                 # A fresh copy each: litellm fills in a missing `index` in the chunks it is
                 # handed, which would otherwise change the stream the next one is judged on.
-                chunks, request = copy.deepcopy((case.chunks, case.request))
-                answer = _answer(implementation, case, chunks, request)
+                answer = implementation.assemble(copy.deepcopy(case.stream))
         except Exception as exc:
             answer = exc
         verdict = judge(case.expected, answer)
@@ -236,17 +232,8 @@ def _column(implementation: Peer, selected: Sequence[Case], deadline: float) -> 
     return column
 
 
-def _result(implementation: Peer, case: Case, verdict: Verdict) -> Result:
+def _result(implementation: Implementation, case: Case, verdict: Verdict) -> Result:
     return Result(implementation.name, case.provider, case.scenario, verdict, case.wire)
-
-
-def _answer(
-    implementation: Peer, case: Case, chunks: list[streams.Chunk], request: dict[str, Any]
-) -> Any:
-    """Chat chunks to a chat reader, the body as the API sent it to a reader of another wire."""
-    if case.wire == CHAT:  # `reads` let only the readers of the case's wire through
-        return cast(Implementation, implementation).assemble(chunks, request)
-    return cast(WireImplementation, implementation).assemble_wire(case.wire, case.body, request)
 
 
 def _say(progress: TextIO | None, text: str) -> None:
@@ -274,9 +261,8 @@ def cases(
             body = replay(path, p.base_url, request).body
         except ReplayError as exc:
             raise MatrixError(f"{cell.id}: {exc}") from None
-        chunks = streams.decode(body)
         if not truncated_only:
-            yield Case(p.key, s.name, chunks, request, _expected(cell.id, body, s.expect), body)
+            yield Case(p.key, s.name, request, _expected(cell.id, body, s.expect), body)
         wants_variant = scenario is None or truncated_only
         if s.name == streams.TRUNCATED_FROM and wants_variant:
             cut_body = streams.cut(CHAT, body)
@@ -285,8 +271,7 @@ def cases(
                 matrix.not_applicable.append((p.key, streams.TRUNCATED, reason))
                 continue
             _check_reference_refuses(f"{p.key}/{streams.TRUNCATED}", CHAT, cut_body)
-            cut = streams.decode(cut_body)
-            yield Case(p.key, streams.TRUNCATED, cut, request, Expected(truncated=True), cut_body)
+            yield Case(p.key, streams.TRUNCATED, request, Expected(truncated=True), cut_body)
     if scenario is None:
         yield from recording_cases(suite, provider)
     if scenario is None or truncated_only:
@@ -305,8 +290,8 @@ def cut_cases(suite: Suite, provider: str | None) -> Iterator[Case]:
         if cut.recording is None or (provider is not None and cut.provider != provider):
             continue  # the matrix's rows on the other wires are their recordings
         _check_reference_refuses(f"{cut.provider}/{cut.scenario}", cut.wire, cut.body)
-        expected = Expected(truncated=True)
-        yield Case(cut.provider, cut.scenario, [], cut.request, expected, cut.body, cut.wire)
+        expected = Expected(truncated=True, cut_said=streams.cut_said(cut.wire))
+        yield Case(cut.provider, cut.scenario, cut.request, expected, cut.body, cut.wire)
 
 
 def recording_cases(suite: Suite, provider: str | None) -> Iterator[Case]:
@@ -321,32 +306,31 @@ def recording_cases(suite: Suite, provider: str | None) -> Iterator[Case]:
     except recordings.RecordingError as exc:
         raise MatrixError(str(exc)) from None
     for recording in found:
-        chunks: list[streams.Chunk] = []
         body = recording.body()
         if recording.wire == CHAT:
             try:
                 body = replay_own_request(recording.path).body
             except ReplayError as exc:
                 raise MatrixError(f"{recording.id}: {exc}") from None
-            chunks = streams.decode(body)
         yield Case(
             recording.provider,
             recording.column,
-            chunks,
             recordings.request(recording),
-            expected_from_file(recording.expected),
+            expected_from_file(recording.expected, recording.wire),
             body,
             recording.wire,
             recording.framing,
         )
 
 
-def expected_from_file(expected: dict[str, Any]) -> Expected:
-    """A hand-written expectation as the judge reads it: calls, the cut of a truncated turn
-    reported, or another kind of error reported."""
+def expected_from_file(expected: dict[str, Any], wire: str = CHAT) -> Expected:
+    """A hand-written expectation of a recording on `wire` as the judge reads it: calls, the cut
+    of a truncated turn reported, or another kind of error reported."""
     if "error" in expected:
         kind = expected["error"]["kind"]
-        return Expected(truncated=True) if kind == "truncated" else Expected(error=kind)
+        if kind == "truncated":
+            return Expected(truncated=True, cut_said=streams.cut_said(wire))
+        return Expected(error=kind)
     calls = expected["tool_calls"]
     return Expected(
         calls=tuple(

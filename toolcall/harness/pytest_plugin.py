@@ -1,19 +1,20 @@
 """The pytest plugin: the conformance suite here, and every cassette for other projects.
 
 Registered through the `pytest11` entry point, so any project with `toolcall` installed has it,
-with its options namespaced (`--toolcall-provider`, `--toolcall-scenario`, `--toolcall-root`,
-`--toolcall-report`, `--toolcall-json`). It generates tests only for tests that ask for its
-fixtures, so it stays silent elsewhere:
+with its options namespaced (`--toolcall-provider`, `--toolcall-scenario`, `--toolcall-wire`,
+`--toolcall-root`, `--toolcall-report`, `--toolcall-json`). It generates tests only for tests that
+ask for its fixtures, so it stays silent elsewhere:
 
 - `conformance_outcome` / `recording_outcome` / `route_outcome` / `wire_recording_outcome`: this
   repository's own suite, one test per provider x scenario, per published recording, per
   cassette recorded through a route and per recording of another wire, with the matrix printed
   at the end;
 - `toolcall_case`: the hook for another project's assembler. A test that takes it runs once per
-  case (every cassette, truncated variant and published recording), gets the raw body
-  (`toolcall_case.body`, to test an SSE parser too) or the decoded chunks (`.chunks`) and the
-  request, and hands its answer to `toolcall_case.check(...)`, which fails with the same verdict
-  `toolcall matrix` would print.
+  case on every wire (every cassette, truncated variant and published recording), gets the
+  case's wire (`toolcall_case.wire`), its raw body (`.body`, to test a parser too) and decoded
+  events (`.events`; `.chunks` on chat) and the request, and hands its answer to
+  `toolcall_case.check(...)`, which fails with the same verdict `toolcall matrix` would print.
+  `--toolcall-wire` narrows the cases to one wire, for an assembler that reads one.
 
 pytest loads this module in every project where the package is installed, with or without the
 `harness` extra, so it imports only the standard library and pytest: a project that installed
@@ -49,6 +50,7 @@ _WORKER_OUTPUT = "toolcall_outcomes"
 _OPTIONS = (
     "--toolcall-provider",
     "--toolcall-scenario",
+    "--toolcall-wire",
     "--toolcall-root",
     "--toolcall-report",
     "--toolcall-json",
@@ -93,6 +95,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--toolcall-scenario", default=None, help="only this scenario (a scenarios.yaml key)"
     )
     group.addoption(
+        "--toolcall-wire",
+        default=None,
+        help="only the toolcall_case cases of this wire (chat, responses, anthropic, gemini, "
+        "ollama)",
+    )
+    group.addoption(
         "--toolcall-root",
         default=None,
         help="folder holding providers.yaml, scenarios.yaml and cassettes/ (default: the "
@@ -116,7 +124,7 @@ def pytest_configure(config: pytest.Config) -> None:
     _require_harness(used[0])
     from . import pytest_suite
 
-    if config.getoption("--toolcall-provider") or config.getoption("--toolcall-scenario"):
+    if any(config.getoption(o) for o in _OPTIONS[:3]):
         # Checked before collection, so a typo is one line of error, not a traceback.
         pytest_suite.check_selection(config)
 

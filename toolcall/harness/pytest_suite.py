@@ -24,6 +24,7 @@ from .checks import (
     route_cassettes,
 )
 from .locate import suite_root
+from .peers import CHAT, WIRES
 from .peers.external import Crashed, read_document
 from .profiles import Cell, ProfileError, Provider, Suite, load_suite
 from .verdict import judge
@@ -43,7 +44,13 @@ def _suite(config: pytest.Config) -> Suite:
 
 
 def check_selection(config: pytest.Config) -> None:
-    """The suite loads and `--toolcall-provider` / `--toolcall-scenario` name something in it."""
+    """The suite loads and `--toolcall-provider` / `--toolcall-scenario` / `--toolcall-wire` name
+    something in it."""
+    wire = config.getoption("--toolcall-wire")
+    if wire is not None and wire not in WIRES:
+        raise pytest.UsageError(
+            f"--toolcall-wire={wire}: not a wire; the wires: {', '.join(WIRES)}"
+        )
     try:
         _suite(config).cells(
             config.getoption("--toolcall-provider"), config.getoption("--toolcall-scenario")
@@ -111,7 +118,7 @@ def _parametrize(
     config = metafunc.config
     narrowed = [
         f"{option}={config.getoption(option)}"
-        for option in ("--toolcall-provider", "--toolcall-scenario")
+        for option in ("--toolcall-provider", "--toolcall-scenario", "--toolcall-wire")
         if config.getoption(option)
     ]
     reason = f"no {what} selected by {' '.join(narrowed) or 'this run'}"
@@ -221,7 +228,8 @@ def _parametrize_cases(metafunc: pytest.Metafunc) -> None:
         )
     except (ProfileError, matrix.MatrixError, recordings.RecordingError) as exc:
         raise pytest.UsageError(str(exc)) from None
-    cases = [ToolcallCase(c) for c in found]
+    wire = config.getoption("--toolcall-wire")
+    cases = [ToolcallCase(c) for c in found if wire is None or c.wire == wire]
     _parametrize(metafunc, "toolcall_case", cases, [c.id for c in cases], "cases")
 
 
@@ -232,23 +240,42 @@ ANSWER_SHAPE = (
 
 
 class ToolcallCase:
-    """One stream for another project's assembler, and the judge of its answer.
+    """One stream for another project's assembler, on any wire, and the judge of its answer.
 
-    `body` is the stream as it came over HTTP, `chunks` its decoded `data:` payloads (no
-    `[DONE]`), `request` the request body that asked for it. `check(answer)` takes what the
-    assembler made of it in the implementation protocol's shape (`{"tool_calls": [{"id", "type",
-    "function": {"name", "arguments"}}]}`, `"error"` for a stream it refuses, or both), or the
-    exception it raised, and fails the test with the verdict's reason. An answer of another shape
-    fails the test too, saying which shape it takes, since the mistake is the test's, not the
-    assembler's.
+    `wire` is the API the stream is in (`chat`, `responses`, `anthropic`, `gemini`, `ollama`),
+    `body` the stream as it came over HTTP, `events` its decoded JSON objects in order (the
+    `data:` payloads without `[DONE]`, Ollama's lines), `chunks` the same on chat, and `request`
+    the request body that asked for it. `check(answer)` takes what the assembler made of it in
+    the implementation protocol's shape (`{"tool_calls": [{"id", "type", "function": {"name",
+    "arguments"}}]}`, `"error"` for a stream it refuses, or both), or the exception it raised, and
+    fails the test with the verdict's reason. An answer of another shape, or `chunks` asked of
+    another wire's case, fails the test too, saying what to do, since the mistake is the test's,
+    not the assembler's.
     """
 
     def __init__(self, case: matrix.Case) -> None:
         self._case = case
         self.id = f"{case.provider}/{case.scenario}"
+        self.wire = case.wire
         self.body = case.body
-        self.chunks = case.chunks
         self.request = case.request
+
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        return self._case.stream.events
+
+    @property
+    def chunks(self) -> list[dict[str, Any]]:
+        """The chat chunks; another wire's case has none, which is said, not given as `[]`."""
+        __tracebackhide__ = True
+        if self.wire != CHAT:
+            pytest.fail(
+                f"{self.id}: a case of the {self.wire} wire has no chat chunks; read .events or "
+                ".body, or "
+                "take only the chat cases (--toolcall-wire=chat, or skip when .wire != 'chat')",
+                pytrace=False,
+            )
+        return self.events
 
     def check(self, answer: Mapping[str, Any] | BaseException) -> None:
         __tracebackhide__ = True

@@ -119,6 +119,12 @@ def cut(wire: str, body: bytes) -> bytes | None:
     return b"".join(pieces[:keep]) + framed + b"".join(pieces[end + 1 :])
 
 
+def cut_said(wire: str) -> str:
+    """How `wire` says a turn was cut at its token limit (`stop_reason 'max_tokens'`): what an
+    implementation that passes a cut-off variant as whole did not report."""
+    return _RULES[wire].said
+
+
 def cuts(suite: Suite, provider: str | None = None, *, chat: bool = True) -> Iterator[Cut]:
     """Every cut-off variant of the suite, narrowed to a provider as PROVIDER= means it: each
     provider's `long_arguments` cassette cut on chat (unless `chat` is false) and on each other
@@ -162,6 +168,8 @@ class _Rules:
     ends: Callable[[Event], bool]
     #: the events that close the cut stream, from the kept events and the final event's copy
     close: Callable[[list[Event], Event], list[Event]]
+    #: how the wire says the turn hit its token limit, in its own words, for a verdict's reason
+    said: str
 
 
 def _payload(piece: bytes, wire: str) -> Event | None:
@@ -265,6 +273,7 @@ _RULES: dict[str, _Rules] = {
         carries=_chat_carries,
         ends=lambda chunk: bool(walk.view(0, chunk).finish_reason),
         close=_chat_close,
+        said="finish_reason 'length'",
     ),
     "responses": _Rules(
         carries=lambda e: (
@@ -272,6 +281,7 @@ _RULES: dict[str, _Rules] = {
         ),
         ends=lambda e: e.get("type") == "response.completed",
         close=_responses_close,
+        said="status 'incomplete' (max_output_tokens)",
     ),
     "anthropic": _Rules(
         carries=lambda e: (
@@ -283,15 +293,18 @@ _RULES: dict[str, _Rules] = {
             e.get("type") == "message_delta" and bool((e.get("delta") or {}).get("stop_reason"))
         ),
         close=_anthropic_close,
+        said="stop_reason 'max_tokens'",
     ),
     "gemini": _Rules(
         carries=_gemini_carries,
         ends=lambda chunk: bool(_gemini_candidate(chunk).get("finishReason")),
         close=_gemini_close,
+        said="finishReason 'MAX_TOKENS'",
     ),
     "ollama": _Rules(
         carries=lambda e: bool((e.get("message") or {}).get("tool_calls")),
         ends=lambda e: e.get("done") is True,
         close=_ollama_close,
+        said="done_reason 'length'",
     ),
 }

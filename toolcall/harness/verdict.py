@@ -35,6 +35,8 @@ class Expected:
     calls: tuple[Call, ...] = ()
     arguments: tuple[Any, ...] = ()
     truncated: bool = False
+    #: How the stream's wire said it was cut, for the reason given when that goes unreported.
+    cut_said: str = "finish_reason 'length'"
     #: The kind of error a correct implementation reports instead of calls (a hand-written
     #: expectation of a malformed or provider-error stream); None when calls are expected.
     error: str | None = None
@@ -59,7 +61,7 @@ def judge(expected: Expected, answer: Assembled | BaseException) -> Verdict:
     if isinstance(answer, BaseException):
         return Verdict("crash", crash_reason(answer))
     if expected.truncated:
-        return _judge_truncated(answer)
+        return _judge_truncated(answer, expected.cut_said)
     if expected.error is not None:
         if answer.error is not None:
             return Verdict(PASS)
@@ -82,7 +84,7 @@ def crash_reason(exc: BaseException) -> str:
     return reason
 
 
-def _judge_truncated(answer: Assembled) -> Verdict:
+def _judge_truncated(answer: Assembled, said: str) -> Verdict:
     if answer.error is not None:
         return Verdict(PASS)
     if not answer.calls:
@@ -91,8 +93,7 @@ def _judge_truncated(answer: Assembled) -> Verdict:
     how = "parse as a shorter object" if parses else "are cut JSON text"
     return Verdict(
         "truncated arguments passed as valid",
-        f"truncated arguments passed as valid: finish_reason 'length' not reported; the "
-        f"arguments {how}",
+        f"truncated arguments passed as valid: {said} not reported; the arguments {how}",
     )
 
 

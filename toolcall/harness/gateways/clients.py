@@ -23,22 +23,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
-from ..peers import Assembled, Unavailable
+from ..peers import CHAT, Implementation, Served, Stream, Unavailable, first_line
 from ..peers.external import Crashed
 from ..peers.http_clients import OpenAIPythonHttp, openai_node, vercel_ai
 from .judge import Outcome
 
-
-class Client(Protocol):
-    name: str
-    version: str
-
-    def fetch(self, job: Mapping[str, Any]) -> Assembled: ...
-
-
-FACTORIES: dict[str, Callable[[], Client]] = {
+FACTORIES: dict[str, Callable[[], Implementation]] = {
     "openai-sdk-http": OpenAIPythonHttp,
     "openai-node": openai_node,
     "vercel-ai": vercel_ai,
@@ -48,9 +40,9 @@ FACTORIES: dict[str, Callable[[], Client]] = {
 GENERATED = "<generated>"
 
 
-def available() -> tuple[list[Client], dict[str, str]]:
+def available() -> tuple[list[Implementation], dict[str, str]]:
     """The clients that can run here, and why each other one cannot."""
-    found: list[Client] = []
+    found: list[Implementation] = []
     missing: dict[str, str] = {}
     for name, factory in FACTORIES.items():
         try:
@@ -102,29 +94,27 @@ def _call(name: str, arguments: Any) -> str:
 
 
 def answer(
-    client: Client,
+    client: Implementation,
     base_url: str,
     headers: Mapping[str, str],
     request: Mapping[str, Any],
     body: bytes,
 ) -> Answer:
-    """Run the client on one request. An id that is not in the stream's `body` was made up by
-    the client and differs on every run, so it reads `<generated>`."""
-    job = {"base_url": base_url, "headers": dict(headers), "request": dict(request)}
+    """Run the client on one request, fetched from `base_url`. An id that is not in the stream's
+    `body` was made up by the client (the Vercel AI SDK does, for a call without one) and
+    differs on every run, so it reads `<generated>`."""
+    stream = Stream(CHAT, body, dict(request), Served(base_url, dict(headers)))
     try:
-        assembled = client.fetch(job)
-    except Crashed as exc:
-        return Answer(raised=_first(str(exc)) or type(exc).__name__)
+        assembled = client.assemble(stream)
+    except Crashed as exc:  # a program client's exception: its last words, after its exit status
+        status, _, words = str(exc).partition(": ")
+        said = words if status.startswith("exit status") and words else str(exc)
+        return Answer(raised=first_line(said) or type(exc).__name__)
     except Exception as exc:  # a client's own exception (a connection error in its SDK)
-        first = _first(str(exc))
+        first = first_line(str(exc))
         return Answer(raised=f"{type(exc).__name__}: {first}" if first else type(exc).__name__)
     calls = [(c.id, c.name, c.arguments) for c in assembled.calls]
     return Answer(shown(calls, body), error=assembled.error)
-
-
-def _first(text: str, limit: int = 160) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else ""
-    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 def shown(calls: Sequence[tuple[str, str, str]], body: bytes) -> tuple[tuple[str, str, Any], ...]:

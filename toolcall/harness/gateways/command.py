@@ -95,9 +95,15 @@ def check(
     runner = runner or Clients()
     with process.terminating(), serve.serving(suite, port=serve_port) as running:
         say(f"toolcall serve on {running.base_url}: {len(todo)} streams per gateway")
-        return [
-            run_gateway(g, running, todo, suite.root, say=say, clients=runner) for g in gateways
-        ]
+        try:
+            return [
+                run_gateway(g, running, todo, suite.root, say=say, clients=runner) for g in gateways
+            ]
+        finally:
+            for client in runner.available:
+                close = getattr(client, "close", None)
+                if callable(close):
+                    close()  # a client program is told to stop, not left running
 
 
 def about(

@@ -21,10 +21,10 @@ from typing import Any
 import httpx
 
 from .. import cassettes, recordings, serve, streams
-from ..peers import Unavailable
+from ..peers import Implementation, Unavailable
 from ..profiles import Cell, Provider, Suite
 from . import judge, process
-from .clients import Answer, Client, Verdict, answer, reference
+from .clients import Answer, Verdict, answer, reference
 from .clients import judge as judge_client
 from .clients import judge_fault as judge_client_fault
 from .known import Gateway, Launch, Route, child_environment
@@ -121,7 +121,7 @@ class Clients:
     """The HTTP clients to run through each gateway, and their answers straight from serve,
     kept across gateways (they do not depend on the gateway)."""
 
-    available: list[Client] = field(default_factory=list)
+    available: list[Implementation] = field(default_factory=list)
     unavailable: dict[str, str] = field(default_factory=dict)
     direct: dict[tuple[str, str, str, str | None], Answer] = field(default_factory=dict)
 
@@ -310,7 +310,7 @@ def _clients(
 
 
 def _direct(
-    clients: Clients, client: Client, running: serve.Running, case: Case, fault: str | None
+    clients: Clients, client: Implementation, running: serve.Running, case: Case, fault: str | None
 ) -> Answer:
     """The client's answer straight from serve on the case's stream with `fault`, asked once."""
     key = (client.name, case.provider, case.target, fault)

@@ -1,26 +1,37 @@
 """Implementations of streamed tool-call assembly, checked against the suite side by side.
 
-An implementation is anything that takes the decoded chunks of one stream, in order, and returns
-the calls it assembled (or says the stream was bad): our own library (the reference), the
-accumulators that the openai SDK, langchain-core and litellm users rely on today, and any program
-in any language that speaks the subprocess protocol (`external`). They share one small interface
-so that the matrix and the benchmark treat them all alike, and a peer that is not installed is
-reported as unavailable with its reason rather than breaking the run.
-
-The other wires (Responses, Anthropic Messages, Gemini, Ollama) have their own SDKs, which read
-a body, not chat chunks: a `WireImplementation` names the wires it reads and is handed each
-recording's body as the API sends it. The reference is both kinds; a peer is the one it is, and
-the matrix gives each only the rows of the wires it reads.
+An implementation is anything that takes one stream and returns the calls it assembled (or says
+the stream was bad): our own library (the reference), the accumulators and SDKs users rely on
+today (the openai SDK, langchain-core, litellm, the anthropic and google-genai SDKs), the
+JavaScript clients, and any program in any language that speaks the implementation protocol
+(`external`). They share one interface, `Implementation`: a name, a version, the wires it reads,
+and `assemble(stream)`. A `Stream` carries everything a reader of any kind may want, on every
+wire alike: the wire, the body as the client received it, its decoded events (on chat, the
+chunks), the request, and where it is served over HTTP when a client must fetch it from a given
+place (a gateway). The matrix, the gateways, the benchmark and the pytest plugin hand streams to
+implementations this one way, and a peer that is not installed is reported as unavailable with
+its reason rather than breaking the run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Protocol
 
+from toolcall import SSEDecoder, ToolCallError
+
+from ..cassettes import CHAT as CHAT
+from ..serve import WIRE_PATHS
+from ..streams import NDJSON_WIRES as NDJSON_WIRES
+
 Chunk = Mapping[str, Any]
+
+#: Every wire's name, chat completions (`CHAT`) first: the wires `serve` has a path for.
+WIRES = tuple(WIRE_PATHS)
 
 
 @dataclass(frozen=True)
@@ -46,64 +57,120 @@ class Assembled:
     error: str | None = None
 
 
-class Implementation(Protocol):
-    """The plug-in interface: a name, a version to print, and the assembly itself."""
+@dataclass(frozen=True)
+class Served:
+    """Where a stream is served over HTTP: the base URL a client is pointed at and the headers
+    it sends (a gateway's URL, or `toolcall serve` with the token of a registered body)."""
 
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def version(self) -> str: ...
-
-    def assemble(self, chunks: Sequence[Chunk], request: Mapping[str, Any]) -> Assembled:
-        """Assemble one stream; `request` is the request body (its `tools` among others)."""
-        ...
+    base_url: str
+    headers: Mapping[str, str] = field(default_factory=dict)
 
 
-#: The wire of chat completions, the one `Implementation.assemble` reads.
-CHAT = "chat"
+class UnreadableBody(ValueError):
+    """A body whose framing or events cannot be decoded into JSON objects."""
 
 
-class WireImplementation(Protocol):
-    """A reader of other wires: a name, a version, the wires it reads, and the assembly."""
+@dataclass(frozen=True)
+class Stream:
+    """One stream as an implementation is handed it, whatever its wire.
 
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def version(self) -> str: ...
-
-    @property
-    def wires(self) -> tuple[str, ...]: ...
-
-    def assemble_wire(self, wire: str, body: bytes, request: Mapping[str, Any]) -> Assembled:
-        """Assemble one body of `wire`, as the API sent it; `request` as for `assemble`."""
-        ...
-
-
-#: Anything the matrix can run.
-Peer = Implementation | WireImplementation
-
-
-def reads(peer: Peer, wire: str, framing: str = "") -> bool:
-    """Whether `peer` has a column on `wire`'s rows. Asked of the class, not the instance: an
-    external program's `version` is its handshake, which must not start it again.
-
-    A row in another framing than its wire's usual one (`framing`: Gemini's JSON array, which
-    an SDK never receives, since it asks for `alt=sse`) goes only to a peer naming that framing
-    in its `framings`: a verdict on a body the peer is never sent would say nothing about it.
+    `body` is the bytes as the client received them; `events` their decoded JSON objects in order
+    (the `data:` payloads of an SSE body without `[DONE]`, the lines of Ollama's NDJSON), for a
+    reader that does not parse, decoded on first use (`UnreadableBody` for a body that does not
+    decode); `chunks` is the chat wire's name for the same list. `served`, when set, is where an
+    HTTP client must fetch the body (through a gateway, say); when it is None a client is served
+    the body by the harness (`serving`).
     """
-    if wire == CHAT:
-        return callable(getattr(type(peer), "assemble", None))
-    wires = getattr(peer, "wires", ()) if hasattr(type(peer), "assemble_wire") else ()
-    return wire in wires and (not framing or framing in getattr(peer, "framings", ()))
+
+    wire: str
+    body: bytes
+    request: Mapping[str, Any]
+    served: Served | None = None
+
+    @cached_property
+    def events(self) -> list[dict[str, Any]]:
+        return decode_events(self.wire, self.body)
+
+    @classmethod
+    def decoded(
+        cls, wire: str, body: bytes, request: Mapping[str, Any], events: list[dict[str, Any]]
+    ) -> Stream:
+        """A stream whose events the caller decoded already (the benchmark times a peer from
+        the payloads, as its SDK holds them after its own SSE reader)."""
+        stream = cls(wire, body, request)
+        stream.__dict__["events"] = events  # where `cached_property` keeps its value
+        return stream
+
+    @property
+    def chunks(self) -> list[dict[str, Any]]:
+        """The chat chunks; asking them of another wire's stream is a mistake said loudly."""
+        if self.wire != CHAT:
+            raise ValueError(
+                f"a stream of the {self.wire} wire has no chat chunks: read .events or .body"
+            )
+        return self.events
+
+
+def decode_events(wire: str, body: bytes) -> list[dict[str, Any]]:
+    """The JSON objects `body` carries on `wire`, in order. Raises `UnreadableBody`."""
+    if wire in NDJSON_WIRES:
+        try:
+            texts = [line for line in body.decode("utf-8").splitlines() if line.strip()]
+        except UnicodeDecodeError as exc:
+            raise UnreadableBody(f"not UTF-8 lines: {exc}") from None
+    else:
+        decoder = SSEDecoder()
+        try:
+            texts = decoder.feed(body) + decoder.close()
+        except ToolCallError as exc:
+            raise UnreadableBody(f"not an event stream: {exc}") from None
+        texts = [text for text in texts if text.strip() != "[DONE]"]
+    events = []
+    for number, text in enumerate(texts):
+        try:
+            event = json.loads(text)
+        except ValueError as exc:
+            raise UnreadableBody(f"event {number} is not JSON: {exc}") from None
+        if not isinstance(event, dict):
+            raise UnreadableBody(f"event {number} is not a JSON object")
+        events.append(event)
+    return events
+
+
+class Implementation(Protocol):
+    """The one interface of every implementation: in process, a program, or an HTTP client."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def wires(self) -> tuple[str, ...]:
+        """The wires it reads: the matrix gives it only the rows of these."""
+        ...
+
+    def assemble(self, stream: Stream) -> Assembled:
+        """Assemble one stream; `stream.request` is the request body (its `tools` among others)."""
+        ...
+
+
+def reads(implementation: Implementation, wire: str, framing: str = "") -> bool:
+    """Whether `implementation` has a column on a row of `wire`. A row in another framing than
+    its wire's usual one (`framing`: Gemini's JSON array, which an SDK never receives, since it
+    asks for `alt=sse`) goes only to an implementation naming that framing in its `framings`: a
+    verdict on a body it is never sent would say nothing about it."""
+    if wire not in implementation.wires:
+        return False
+    return not framing or framing in getattr(implementation, "framings", ())
 
 
 class Unavailable(Exception):
     """The implementation cannot run here (its package is not installed, or fails to import)."""
 
 
-Factory = Callable[[], Peer]
+Factory = Callable[[], Implementation]
 
 
 #: The entry-point group through which implementations are found, ours and anyone's.
@@ -128,12 +195,12 @@ def _loader(entry: EntryPoint) -> Factory:
     """A factory that imports the entry point only when the implementation is wanted, so a
     broken third-party package is one unavailable column, not a broken run."""
 
-    def make() -> Peer:
+    def make() -> Implementation:
         try:
             factory = entry.load()
         except Exception as exc:  # any import failure of someone else's package
             raise Unavailable(f"cannot load {entry.value}: {type(exc).__name__}: {exc}") from None
-        implementation: Peer = factory()
+        implementation: Implementation = factory()
         return implementation
 
     return make

@@ -1,7 +1,7 @@
 """The anthropic SDK's `messages.stream()` and the final message it accumulates.
 
 Fed as its users feed it: a client pointed at the simulator serving the recording's body at the
-wire's path (`http_clients.served`, as every HTTP client of the matrix is), then
+wire's path (`serving`, as every HTTP client of the matrix is), then
 `messages.stream(model=..., max_tokens=..., messages=..., tools=...)`, and the `tool_use` blocks of
 `get_final_message()`, whose `input` the SDK parsed from the `input_json_delta` fragments; each is
 one call, its input written back as JSON text. An `error` event, which the SDK raises as an API
@@ -14,9 +14,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from . import Assembled, Call
-from .http_clients import served
+from . import Assembled, Call, Stream
 from .installed import require
+from .serving import origin, serving
 
 ANTHROPIC = "anthropic"
 
@@ -28,12 +28,15 @@ class AnthropicMessagesStream:
     def __init__(self) -> None:
         self._anthropic, self.version = require("anthropic", "anthropic")
 
-    def assemble_wire(self, wire: str, body: bytes, request: Mapping[str, Any]) -> Assembled:
-        with served(body, wire) as (url, headers):
+    def assemble(self, stream: Stream) -> Assembled:
+        with serving(stream) as served:
             client = self._anthropic.Anthropic(
-                api_key="not-a-key", base_url=url, default_headers=headers, max_retries=0
+                api_key="not-a-key",
+                base_url=origin(served, ANTHROPIC),
+                default_headers=dict(served.headers),
+                max_retries=0,
             )
-            return self._assemble(client, request)
+            return self._assemble(client, stream.request)
 
     def _assemble(self, client: Any, request: Mapping[str, Any]) -> Assembled:
         anthropic = self._anthropic
@@ -50,8 +53,8 @@ class AnthropicMessagesStream:
                 max_tokens=4096,
                 messages=list(request["messages"]),
                 tools=tools,
-            ) as stream:
-                message = stream.get_final_message()
+            ) as answer:
+                message = answer.get_final_message()
         except anthropic.APIConnectionError:
             raise
         except anthropic.APIError as exc:

@@ -3,29 +3,38 @@
 The harness starts the program once and talks to it in JSON lines over its standard input and
 output, as Bowtie talks to JSON Schema validators (the messages are defined, one `$defs` entry
 each, in `toolcall/schemas/protocol.schema.json`, and the harness validates every message it
-sends and receives against it):
+sends and receives against it). Version 3:
 
-    -> {"cmd": "start", "protocol": 2}
-    <- {"protocol": 2, "implementation": {"name": "naive", "version": "0.1", "language": "python"}}
-    -> {"cmd": "assemble", "seq": 1, "request": {...}, "chunks": [{...}, ...]}
+    -> {"cmd": "start", "protocol": 3}
+    <- {"protocol": 3, "implementation": {"name": "naive", "version": "0.3", "language": "python"},
+        "wires": ["chat", "responses", "anthropic", "gemini", "ollama"]}
+    -> {"cmd": "assemble", "seq": 1, "wire": "anthropic", "request": {...},
+        "body_base64": "ZXZlbnQ6IG1lc3NhZ2Vfc3RhcnQK...", "events": [{...}, ...]}
     <- {"seq": 1, "tool_calls": [{"id": "...", "type": "function",
                                   "function": {"name": "...", "arguments": "<JSON text>"}}]}
     ...
     -> {"cmd": "stop"}
 
-`chunks` are the stream's decoded `data:` payloads in order, without `[DONE]`. An answer may carry
-`error` (the implementation judged the stream bad: a cut-off call, say) with or without calls. A
-program that speaks another protocol version is refused at the handshake, with both versions
-named. One long-lived process per implementation keeps a run of a hundred streams from paying a
-hundred interpreter starts. A late answer, a wrong `seq`, a message the schema rejects, or a
-program that exits is a crash, reported with the last line it wrote on standard error; the next
-stream starts it afresh. Programs are named on the command line (`toolcall matrix --external
-NAME=COMMAND`) or in `TOOLCALL_EXTERNAL`, one `NAME=COMMAND` per line; COMMAND is split like a
-shell would split it, but no shell runs it.
+Every stream of a wire the program names goes to it with its bytes as the client received them
+(`body_base64`) and their decoded events (`events`, for a program that does not parse); on chat,
+`chunks` holds the same list under its old name. A program that says `"http_client": true` is an
+SDK under test: each `assemble` also says where the stream is served (`served`: a base URL and
+headers, `serving`), and it fetches the stream from there. An answer may carry `error` (the
+implementation judged the stream bad: a cut-off call, say) with or without calls.
+
+A program that answers the handshake with version 2 is spoken to in version 2, which carries chat
+chunks only: it gets the chat streams, and its name in the reports says so once. Any other version
+is refused at the handshake, with both named. One long-lived process per implementation keeps a
+run of a hundred streams from paying a hundred interpreter starts. A late answer, a wrong `seq`,
+a message the schema rejects, or a program that exits is a crash, reported with the last line it
+wrote on standard error; the next stream starts it afresh. Programs are named on the command line
+(`toolcall matrix --external NAME=COMMAND`) or in `TOOLCALL_EXTERNAL`, one `NAME=COMMAND` per
+line; COMMAND is split like a shell would split it, but no shell runs it.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import json
 import os
@@ -45,11 +54,14 @@ from jsonschema.exceptions import best_match
 
 from .. import scrub
 from ..profiles import format_schema
-from . import Assembled, Call, Chunk, first_line
+from . import CHAT, Assembled, Call, Stream, UnreadableBody, first_line
+from .serving import serving
 
 ENVIRONMENT_VARIABLE = "TOOLCALL_EXTERNAL"
 DEFAULT_TIMEOUT = 10.0
-PROTOCOL = 2
+PROTOCOL = 3
+#: The older version still spoken to a program that announces it: chat chunks only.
+CHAT_ONLY_PROTOCOL = 2
 _SCHEMA = format_schema("protocol.schema.json")
 
 #: The longest line a program may write. An answer holds the calls' arguments as JSON text, and
@@ -123,6 +135,9 @@ class External:
         self._stderr_reader: threading.Thread | None = None
         self._seq = 0
         self._identity = ""
+        self._protocol = PROTOCOL
+        self._wires: tuple[str, ...] = ()
+        self._http_client = False
 
     @property
     def version(self) -> str:
@@ -132,6 +147,17 @@ class External:
         except Crashed as exc:
             return f"external: {self._shown(shlex.join(self.command))} (no handshake: {exc})"
         return self._identity
+
+    @property
+    def wires(self) -> tuple[str, ...]:
+        """The wires the program said it reads at its first handshake; none if it cannot start.
+        Known once said: a program restarted after a crash is not asked again here."""
+        if not self._identity:
+            try:
+                self.start()
+            except Crashed:
+                return ()
+        return self._wires
 
     def start(self) -> None:
         """Start the program and check its handshake, unless it is running already.
@@ -166,22 +192,59 @@ class External:
         except Crashed as exc:
             self._kill()
             raise StartFailed(str(exc)) from None
-        if started["protocol"] != PROTOCOL:
+        spoken = started["protocol"]
+        if spoken not in (PROTOCOL, CHAT_ONLY_PROTOCOL):
             self._kill()
             raise StartFailed(
-                f"speaks protocol {started['protocol']}, the harness speaks {PROTOCOL} "
-                "(see toolcall/schemas/protocol.schema.json)"
+                f"speaks protocol {spoken}, the harness speaks {PROTOCOL} (and "
+                f"{CHAT_ONLY_PROTOCOL}, chat only; see toolcall/schemas/protocol.schema.json)"
             )
+        self._protocol = spoken
+        self._wires = tuple(started.get("wires", [CHAT])) if spoken == PROTOCOL else (CHAT,)
+        self._http_client = started.get("http_client", False) and spoken == PROTOCOL
         who = started["implementation"]
-        self._identity = escaped(f"{who['name']} {who['version']} ({who['language']})")
+        identity = f"{who['name']} {who['version']} ({who['language']})"
+        if spoken == CHAT_ONLY_PROTOCOL:
+            identity += f", protocol {spoken}: chat streams only"
+        self._identity = escaped(identity)
 
-    def assemble(self, chunks: Sequence[Chunk], request: Mapping[str, Any]) -> Assembled:
+    def assemble(self, stream: Stream) -> Assembled:
         self.start()
+        if stream.wire not in self._wires:
+            raise Crashed(f"was handed a {stream.wire} stream; it reads {list(self._wires)}")
         self._seq += 1
         deadline = time.monotonic() + self.timeout
-        message = {"cmd": "assemble", "seq": self._seq, "request": request, "chunks": chunks}
-        self._send(message, deadline)
-        answer = self._receive("answer", deadline)
+        if self._protocol == CHAT_ONLY_PROTOCOL:
+            message: dict[str, Any] = {
+                "cmd": "assemble",
+                "seq": self._seq,
+                "request": stream.request,
+                "chunks": stream.chunks,
+            }
+            self._send(message, deadline, "assemble_v2")
+            answer = self._receive("answer", deadline)
+        else:
+            message = {
+                "cmd": "assemble",
+                "seq": self._seq,
+                "wire": stream.wire,
+                "request": stream.request,
+                "body_base64": base64.b64encode(stream.body).decode("ascii"),
+                "events": _events_or_none(stream),
+            }
+            if stream.wire == CHAT and message["events"] is not None:
+                message["chunks"] = message["events"]
+            if self._http_client:
+                with serving(stream) as served:
+                    message["served"] = {
+                        "base_url": served.base_url,
+                        "headers": dict(served.headers),
+                    }
+                    self._send(message, deadline, "assemble")
+                    answer = self._receive("answer", deadline)
+            else:
+                self._send(message, deadline, "assemble")
+                answer = self._receive("answer", deadline)
         if answer["seq"] != self._seq:
             self._kill()
             raise Crashed(f"answered seq {answer['seq']} to seq {self._seq}")
@@ -207,8 +270,8 @@ class External:
 
     # -- the pipe ------------------------------------------------------------------------
 
-    def _send(self, message: Mapping[str, Any], deadline: float) -> None:
-        _check(message, "harness sent", str(message["cmd"]))
+    def _send(self, message: Mapping[str, Any], deadline: float, kind: str = "") -> None:
+        _check(message, "harness sent", kind or str(message["cmd"]))
         process = self._process
         assert process is not None and process.stdin is not None
         data = json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n"
@@ -336,6 +399,15 @@ class _Unread:
             return f"wrote more than {MAX_UNREAD} lines nobody asked for"
         if self._bytes > MAX_UNREAD_BYTES:
             return f"wrote more than {MAX_UNREAD_BYTES:,} bytes nobody asked for"
+        return None
+
+
+def _events_or_none(stream: Stream) -> list[dict[str, Any]] | None:
+    """The stream's decoded events, or None for a body that does not decode (the program then
+    has its bytes only, as a client would)."""
+    try:
+        return stream.events
+    except UnreadableBody:
         return None
 
 

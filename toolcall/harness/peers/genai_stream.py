@@ -1,7 +1,7 @@
 """google-genai's streaming: `client.models.generate_content_stream(...)`, calls per chunk.
 
 Fed as its users feed it: a client pointed at the simulator serving the recording's body at the
-wire's path (`http_clients.served`, as every HTTP client of the matrix is), then
+wire's path (`serving`, as every HTTP client of the matrix is), then
 `generate_content_stream(model=..., contents=..., config=...)` with the tools declared, and every
 `chunk.function_calls` collected in order, the SDK's own view of the calls in a chunk. Gemini sends
 each call whole, so that is the whole of the assembly; Vertex's streamed arguments (`partialArgs`)
@@ -16,9 +16,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from . import Assembled, Call
-from .http_clients import served
+from . import Assembled, Call, Stream
 from .installed import require
+from .serving import origin, serving
 
 GEMINI = "gemini"
 
@@ -32,12 +32,14 @@ class GenAIStream:
         self._types, _ = require("google.genai.types", "google-genai")
         self._errors, _ = require("google.genai.errors", "google-genai")
 
-    def assemble_wire(self, wire: str, body: bytes, request: Mapping[str, Any]) -> Assembled:
-        with served(body, wire) as (url, headers):
-            options = self._types.HttpOptions(base_url=url, headers=headers)
+    def assemble(self, stream: Stream) -> Assembled:
+        with serving(stream) as served:
+            options = self._types.HttpOptions(
+                base_url=origin(served, GEMINI), headers=dict(served.headers)
+            )
             client = self._genai.Client(api_key="not-a-key", http_options=options)
             try:
-                return self._assemble(client, request)
+                return self._assemble(client, stream.request)
             finally:
                 client.close()
 

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from . import Assembled, Call, Chunk
+from . import CHAT, Assembled, Call, Stream
 from .installed import require
 
 
 class LangChainChunks:
     name = "langchain-core"
+    wires = (CHAT,)
 
     def __init__(self) -> None:
         messages, self.version = require("langchain_core.messages", "langchain-core")
@@ -28,9 +29,9 @@ class LangChainChunks:
         self._message = messages.AIMessageChunk
         self._tool_call_chunk = tool.tool_call_chunk
 
-    def assemble(self, chunks: Sequence[Chunk], request: Mapping[str, Any]) -> Assembled:
+    def assemble(self, stream: Stream) -> Assembled:
         gathered: Any = None
-        for chunk in chunks:
+        for chunk in stream.chunks:
             choices = chunk.get("choices") or []
             if not choices:
                 continue

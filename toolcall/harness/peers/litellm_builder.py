@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Mapping, Sequence
-from typing import Any
 
-from . import Assembled, Call, Chunk
+from . import CHAT, Assembled, Call, Stream
 from .installed import require
 
 
 class LiteLLMBuilder:
     name = "litellm"
+    wires = (CHAT,)
 
     def __init__(self) -> None:
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -29,11 +28,11 @@ class LiteLLMBuilder:
         self._litellm, self.version = require("litellm", "litellm")
         self._litellm.suppress_debug_info = True
 
-    def assemble(self, chunks: Sequence[Chunk], request: Mapping[str, Any]) -> Assembled:
+    def assemble(self, stream: Stream) -> Assembled:
         litellm = self._litellm
-        objects = [litellm.ModelResponseStream(**chunk) for chunk in chunks]
+        objects = [litellm.ModelResponseStream(**chunk) for chunk in stream.chunks]
         response = litellm.stream_chunk_builder(
-            chunks=objects, messages=list(request.get("messages") or [])
+            chunks=objects, messages=list(stream.request.get("messages") or [])
         )
         if response is None or not response.choices:
             return Assembled()

@@ -1,7 +1,7 @@
 """The openai SDK's Responses stream: `client.responses.stream(...)` and its final response.
 
 Fed as its users feed it: a client pointed at the simulator serving the recording's body at the
-wire's path (`http_clients.served`, as every HTTP client of the matrix is), then
+wire's path (`serving`, as every HTTP client of the matrix is), then
 `responses.stream(model=..., input=..., tools=...)` iterated to the end, and the calls read from
 `get_final_response()`, which is what the SDK's stream state accumulates from the events (it takes
 the items `response.completed` hands over). Each `function_call` item is one call: its `call_id`,
@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from . import Assembled, Call
-from .http_clients import served
+from . import Assembled, Call, Stream
 from .installed import require
+from .serving import serving
 
 RESPONSES = "responses"
 
@@ -44,13 +44,15 @@ class OpenAIResponsesStream:
         self._openai, self.version = require("openai", "openai")
         require("openai.lib.streaming.responses", "openai")  # absent before the Responses API
 
-    def assemble_wire(self, wire: str, body: bytes, request: Mapping[str, Any]) -> Assembled:
-        openai = self._openai
-        with served(body, wire) as (url, headers):
-            client = openai.OpenAI(
-                api_key="not-a-key", base_url=url + "/v1", default_headers=headers, max_retries=0
+    def assemble(self, stream: Stream) -> Assembled:
+        with serving(stream) as served:
+            client = self._openai.OpenAI(
+                api_key="not-a-key",
+                base_url=served.base_url,
+                default_headers=dict(served.headers),
+                max_retries=0,
             )
-            return self._assemble(client, request)
+            return self._assemble(client, stream.request)
 
     def _assemble(self, client: Any, request: Mapping[str, Any]) -> Assembled:
         openai = self._openai
@@ -59,11 +61,11 @@ class OpenAIResponsesStream:
                 model=request.get("model") or "model",
                 input=request["messages"][0]["content"],
                 tools=function_tools(request),
-            ) as stream:
-                for _event in stream:
+            ) as answer:
+                for _event in answer:
                     pass
                 try:
-                    final = stream.get_final_response()
+                    final = answer.get_final_response()
                 except RuntimeError as exc:  # the SDK's word for a response that never completed
                     return Assembled(error=f"{type(exc).__name__}: {exc}")
         except openai.APIConnectionError:

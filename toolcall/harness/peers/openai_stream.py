@@ -9,15 +9,13 @@ go in as `input_tools`, as `stream(tools=...)` passes them. The SDK's own refusa
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
-
-from . import Assembled, Call, Chunk
+from . import CHAT, Assembled, Call, Stream
 from .installed import require
 
 
 class OpenAIStreamState:
     name = "openai-sdk"
+    wires = (CHAT,)
 
     def __init__(self) -> None:
         openai, self.version = require("openai", "openai")
@@ -27,10 +25,10 @@ class OpenAIStreamState:
         self._state = streaming.ChatCompletionStreamState
         self._chunk = types.ChatCompletionChunk
 
-    def assemble(self, chunks: Sequence[Chunk], request: Mapping[str, Any]) -> Assembled:
-        state = self._state(input_tools=list(request.get("tools") or []))
+    def assemble(self, stream: Stream) -> Assembled:
+        state = self._state(input_tools=list(stream.request.get("tools") or []))
         try:
-            for chunk in chunks:
+            for chunk in stream.chunks:
                 state.handle_chunk(self._chunk.construct(**chunk))
             completion = state.get_final_completion()
         except self._errors as exc:

@@ -1,21 +1,19 @@
 """Our own library as one implementation among the others, fed exactly as the peers are.
 
-It receives the same decoded chunks, written back as an SSE body, so a difference between it and a
-peer is never a difference of input. The expectation each cell is judged by is computed from the
-cassette's own bytes (see `matrix`); this column shows that the chunk interface loses nothing.
-On the other wires it reads the body every wire peer is handed, with the wire named.
+It reads the body every other implementation is handed, with the wire named, so a difference
+between it and a peer is never a difference of input. The expectation each cell is judged by is
+computed from the cassette's own bytes (see `matrix`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import toolcall
 
 from ..recordings import JSON_ARRAY
-from . import CHAT, Assembled, Call, Chunk
+from . import WIRES, Assembled, Call, Chunk, Stream
 
 
 def sse_body(chunks: Sequence[Chunk]) -> bytes:
@@ -27,15 +25,12 @@ def sse_body(chunks: Sequence[Chunk]) -> bytes:
 class Reference:
     name = "toolcall"
     version = f"toolcall {toolcall.__version__}"
-    wires = (CHAT, "responses", "anthropic", "gemini", "ollama")
+    wires = WIRES
     framings = (JSON_ARRAY,)
 
-    def assemble(self, chunks: Sequence[Chunk], request: Mapping[str, Any]) -> Assembled:
-        return self.assemble_wire(CHAT, sse_body(chunks), request)
-
-    def assemble_wire(self, wire: str, body: bytes, request: Mapping[str, Any]) -> Assembled:
+    def assemble(self, stream: Stream) -> Assembled:
         try:
-            turn = toolcall.assemble(body, wire=wire)
+            turn = toolcall.assemble(stream.body, wire=stream.wire)
         except toolcall.ToolCallError as exc:
             return Assembled(error=f"{type(exc).__name__}: {exc}")
         return Assembled(
