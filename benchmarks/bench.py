@@ -156,9 +156,8 @@ def live_events(events: list[bytes], wire: str = "chat") -> None:
 
 def live_partial(events: list[bytes], wire: str = "chat") -> None:
     """Events on, and each call's arguments kept up to date as a UI keeps a form: by applying
-    each fragment's changes (`ArgumentsDelta.changes`), which costs what arrived. (Reading
-    `partial_arguments(index)` after every fragment instead joins the string in progress each
-    time: quadratic in one long string, as any view returning a Python `str` is.)"""
+    each fragment's changes (`ArgumentsDelta.changes`), which costs what arrived (`live_view`
+    reads `partial_arguments(index)` after every fragment instead)."""
     builder = toolcall.TurnBuilder(partial_arguments=True, wire=wire)
     forms: dict[int, dict[str, Any]] = {}
     for event in events:

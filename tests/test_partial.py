@@ -504,3 +504,53 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+
+
+@settings(max_examples=300, deadline=None)
+@given(objects)
+def test_a_whole_object_taken_parsed_reads_as_its_text_fed(value: dict[str, Any]) -> None:
+    """The view of arguments taken already parsed (a wire that sends them decoded) holds and
+    announces what feeding the text written from them would: the same value, the same changes
+    in the same order, closed; and it is the view's own, not the object given."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    fed = PartialArguments(track_changes=True)
+    fed.feed(text)
+    taken = PartialArguments(track_changes=True)
+    given_value = copy.deepcopy(value)
+    taken.feed_parsed(given_value, len(text))
+    assert taken.done and fed.done
+    assert taken.changes() == fed.changes()
+    assert taken.value() == fed.value() == value
+    taken.value().clear()
+    assert given_value == value
+    with pytest.raises(ArgumentsError):
+        taken.feed("x")
+
+
+def test_parsed_arguments_are_taken_whole_or_not_at_all() -> None:
+    view = PartialArguments()
+    view.feed('{"a"')
+    with pytest.raises(UsageError):
+        view.feed_parsed({"a": 1}, 7)
+
+
+def test_a_call_that_arrives_whole_and_decoded_is_not_scanned_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Gemini sends a call's arguments as an object: the view takes that object, and no
+    character of the text written from it goes through the scanner."""
+    import toolcall
+
+    scanned: list[int] = []
+    scan = PartialArguments._scan
+    monkeypatch.setattr(
+        PartialArguments, "_scan", lambda self, text: (scanned.append(len(text)), scan(self, text))
+    )
+    arguments = {"path": "a.txt", "lines": ["x" * 1000, {"n": 1.5}]}
+    part = {"functionCall": {"name": "write", "args": arguments}}
+    event = {"candidates": [{"content": {"parts": [part]}, "finishReason": "STOP"}]}
+    builder = toolcall.TurnBuilder(wire="gemini", partial_arguments=True)
+    builder.feed(f"data: {json.dumps(event)}\n\n".encode())
+    builder.finish()
+    assert builder.partial_arguments(0) == arguments
+    assert scanned == []

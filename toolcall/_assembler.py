@@ -250,6 +250,11 @@ class Assembler:
             self._append(call, arguments)
         return call.index
 
+    def extend(self, call: CallState, arguments: str) -> None:
+        """Append a non-empty fragment of arguments text to `call`, already open and found: a
+        reader's template match (`_wires._base`) hands its fragment over with no routing."""
+        self._append(call, arguments)
+
     def take_arguments(self, number: int, text: str, value: dict[str, Any]) -> None:
         """Take whole arguments for call `number`: `value`, an object the wire sent decoded, and
         `text`, the arguments written from it.

@@ -62,6 +62,19 @@ class CallState:
             self.loose = 0
         return parts[0] if parts else ""
 
+    def holds(self, text: str) -> bool:
+        """Whether the arguments so far are `text`, compared piece by piece: a wire that repeats
+        a megabyte of arguments whole (Responses' `.done`) is checked without a joined copy of
+        them beside the repetition and the event it came in."""
+        if len(text) != self.chars:
+            return False
+        at = 0
+        for part in self.parts:
+            if not text.startswith(part, at):
+                return False
+            at += len(part)
+        return True
+
     def name(self) -> str:
         """The name so far, joined once and kept joined until the next fragment."""
         parts = self.name_parts

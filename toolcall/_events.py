@@ -58,8 +58,9 @@ class ArgumentsDelta:
     With `TurnBuilder(partial_arguments=True)`, `changes` says what the fragment did to the
     arguments read as far as they go: members set, text appended to the string in progress.
     Applied in order they rebuild the arguments (a form filling in) at a cost linear in their
-    size, where reading `TurnBuilder.partial_arguments(index)` after every fragment copies the
-    string in progress each time. Empty otherwise.
+    size, without a `str` of the whole of a long string; reading
+    `TurnBuilder.partial_arguments(index)` after every fragment is linear too, as long as the
+    caller lets go of the string it read. Empty otherwise.
     """
 
     index: int

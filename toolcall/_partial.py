@@ -50,6 +50,7 @@ it refuses (it reads NaN, `1e400` as infinity, and a top-level value of any type
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any, Literal, NamedTuple, NoReturn
 
 from ._errors import ArgumentsError, UsageError, shown
@@ -267,6 +268,23 @@ class PartialArguments:
             chunks[runs:] = ["".join(chunks[runs:])]
             runs += 1
         self._runs = runs
+
+    def feed_parsed(self, value: dict[str, Any], chars: int) -> None:
+        """Take the whole arguments at once, already parsed: `value` is the object a `chars`
+        characters long text without repeated keys reads as (written from it, as a wire that
+        sends arguments decoded has them).
+
+        The view and its changes are what feeding that text would give, without scanning a
+        megabyte in Python to rebuild an object the caller holds: each member is announced
+        where it stands in the text, a container as an empty one that fills, a string as set
+        empty then appended whole. The view's containers are its own, so changing it changes
+        neither `value` nor what was announced.
+        """
+        if self._state != _BEFORE or self._error is not None or self._offset:
+            raise UsageError("feed_parsed() takes the whole arguments, before any fragment")
+        self._root = _own(value, self._changes)
+        self._state = _DONE
+        self._offset = chars
 
     # -- the scanner --------------------------------------------------------------------------
 
@@ -641,3 +659,43 @@ class PartialArguments:
         self._announce(self._add(self._literal_value), self._literal_value)
         self._state = _AFTER
         return pos
+
+
+def _own(value: dict[str, Any], changes: list[ArgumentsChange] | None) -> dict[str, Any]:
+    """A copy of `value`'s containers (strings and numbers shared), announcing each member in
+    the order the text written from it holds them, as the scanner would (see `feed_parsed`)."""
+    root: dict[str, Any] = {}
+    # Each entry: the source's members still to copy, the copy, and the copy's path.
+    stack: list[
+        tuple[Iterator[tuple[str | int, Any]], dict[str, Any] | list[Any], tuple[str | int, ...]]
+    ] = [(iter(value.items()), root, ())]
+    while stack:
+        members, into, path = stack[-1]
+        for key, item in members:
+            where = (*path, key)
+            kind = type(item)
+            if kind is dict or kind is list:
+                own: dict[str, Any] | list[Any] = {} if kind is dict else []
+                _put(into, key, own)
+                if changes is not None:
+                    changes.append(ArgumentsChange("set", where, {} if kind is dict else []))
+                stack.append((iter(item.items()) if kind is dict else enumerate(item), own, where))
+                break
+            _put(into, key, item)
+            if changes is not None:
+                if kind is str:
+                    changes.append(ArgumentsChange("set", where, ""))
+                    if item:
+                        changes.append(ArgumentsChange("append", where, item))
+                else:
+                    changes.append(ArgumentsChange("set", where, item))
+        else:
+            stack.pop()
+    return root
+
+
+def _put(into: dict[str, Any] | list[Any], key: str | int, item: Any) -> None:
+    if type(into) is dict:
+        into[key] = item  # type: ignore[index]
+    else:
+        into.append(item)  # type: ignore[union-attr]

@@ -250,9 +250,12 @@ class TurnBuilder:
         True)`): completed members, the string in progress so far, nested values.
 
         The objects are live and read-only: the same dict, filled in place as more arrives (a
-        copy on every call would cost the whole prefix). The string in progress is joined on
-        each call, so a UI that follows one long string applies `ArgumentsDelta.changes`
-        instead. A call whose arguments have not begun, or cannot be JSON, shows what was read.
+        copy on every call would cost the whole prefix). The string in progress grows in place
+        by what arrived since the last read when nobody else holds it, so reading the view after
+        every fragment costs what arrived, as applying `ArgumentsDelta.changes` does; a caller
+        that keeps the string pays a copy on the next read, as a `str` requires. A call whose
+        arguments arrived whole is read from the object the wire sent, not scanned again. A call
+        whose arguments have not begun, or cannot be JSON, shows what was read.
         """
         if self._watcher is None or not self._watcher.partial:
             raise UsageError("partial_arguments() needs TurnBuilder(partial_arguments=True)")

@@ -24,9 +24,12 @@ from __future__ import annotations
 import json.decoder
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._json import holds_surrogate
+
+if TYPE_CHECKING:
+    from ._call import CallState
 
 #: The C string decoder behind `json.loads` (typeshed does not declare it).
 scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
@@ -264,7 +267,7 @@ class WireTemplate:
     same padding made nearly every padded event a miss, decoded in full and learned again.
     """
 
-    __slots__ = ("pieces", "prefix", "start", "wire_index")
+    __slots__ = ("call", "pieces", "prefix", "start", "wire_index")
 
     def __init__(self, prefix: str, pieces: list[tuple[str, int | None]], wire_index: int) -> None:
         self.prefix = prefix
@@ -273,6 +276,9 @@ class WireTemplate:
         #: whose text stops short of the closing brace and the whitespace around it).
         self.pieces = pieces
         self.wire_index = wire_index
+        #: The call the fragment goes to, set by the reader that learned the template: a match
+        #: appends to it directly (`Assembler.extend`), as nothing changed since it was learned.
+        self.call: CallState | None = None
 
     def match(self, text: str) -> str | None:
         """The fragment `text` carries if it has this envelope, else None."""

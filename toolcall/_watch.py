@@ -60,11 +60,11 @@ class CallWatcher:
                 # A whole call in one chunk (Grok, Gemini, GLM): parsing it settles whether it
                 # closed, and the parse is needed anyway, so it is not scanned first.
                 read = call.read
-                parsed = read[1] if read is not None and read[0] is fragment else None
-                parsed = parsed if parsed is not None else _object_or_none(fragment)
+                written = read[1] if read is not None and read[0] is fragment else None
+                parsed = written if written is not None else _object_or_none(fragment)
                 if parsed is not None:
                     closer.closed = True
-                    self._delta(call, fragment)
+                    self._delta(call, fragment, written)
                     self._report_done(call, fragment, parsed)
                     return
         elif closer.closed and not closer.spoiled and not fragment.strip(JSON_WHITESPACE):
@@ -81,11 +81,14 @@ class CallWatcher:
         reported started, then its arguments so far as one fragment."""
         self.fragment(call, call.text())
 
-    def _delta(self, call: CallState, fragment: str) -> None:
+    def _delta(self, call: CallState, fragment: str, written: dict[str, Any] | None = None) -> None:
+        """Report `fragment`; `written` is the object it was written from, when it is the
+        call's whole arguments and was (the view then takes the object, not the text)."""
         if not fragment:
             return  # the fragment was whitespace after the close
         if self.partial:
-            self.events.append(arguments_delta(call.index, fragment, self._read(call, fragment)))
+            changes = self._read(call, fragment, written)
+            self.events.append(arguments_delta(call.index, fragment, changes))
         else:
             self.events.append(arguments_delta(call.index, fragment))
 
@@ -114,10 +117,17 @@ class CallWatcher:
                 self.events.append(ToolCallStarted(call.index, call.id, call.function.name))
             self.events.append(ToolCallDone(call, parsed))
 
-    def _read(self, call: CallState, fragment: str) -> tuple[ArgumentsChange, ...]:
+    def _read(
+        self, call: CallState, fragment: str, written: dict[str, Any] | None
+    ) -> tuple[ArgumentsChange, ...]:
         view = self.views.get(call.index)
         if view is None:
             view = self.views[call.index] = PartialArguments(track_changes=True)
+            if written is not None:
+                # Text written from an object holds no repeated key, so the object is what the
+                # view would read from it; a megabyte is not scanned again in Python.
+                view.feed_parsed(written, len(fragment))
+                return tuple(view.changes())
         elif view.failed:
             return ()
         try:

@@ -69,7 +69,13 @@ class WireReader:
         self._opened: list[tuple[object, object]] = []
 
     def read(self, payloads: list[str]) -> None:
-        """Take the payloads of consecutive events (SSE `data`, NDJSON lines, array elements)."""
+        """Take the payloads of consecutive events (SSE `data`, NDJSON lines, array elements).
+
+        An event that matches the template learned from the one before is a fragment for the
+        call the template holds: it goes to that call directly, with none of the checks and
+        look-ups a decoded event needs, which were made when the template was learned.
+        """
+        extend = self.assembler.extend
         for text in payloads:
             self.chunks += 1
             if self.second_generation is not None:
@@ -78,7 +84,8 @@ class WireReader:
             if template is not None:
                 fragment = template.match(text)
                 if fragment is not None:
-                    self.append(template.wire_index, fragment)
+                    if fragment:
+                        extend(template.call, fragment)  # type: ignore[arg-type]
                     continue
             try:
                 event = self.loads(text)
@@ -110,7 +117,12 @@ class WireReader:
                     f"{self.wire} event {self.chunks} does not have the {self.wire} shape: "
                     f"{type(exc).__name__}: {shown(exc)}"
                 ) from None
-            self._template = self.learn(text, event) if self.learning else None
+            template = self.learn(text, event) if self.learning else None
+            if template is not None:
+                template.call = self.assembler.call(template.wire_index)
+                if template.call is None:
+                    template = None
+            self._template = template
 
     def event(self, event: dict[str, Any]) -> None:
         """Read one decoded event."""

@@ -150,13 +150,13 @@ class ResponsesReader(WireReader):
                 f"{shown(arguments)}",
                 index=number,
             )
-        streamed = self.streamed(number)
-        if streamed is None:
+        call = self.assembler.call(number)
+        if call is None or not call.chars:
             self.append(number, arguments)
-        elif arguments != streamed:
+        elif not call.holds(arguments):
             raise StreamError(
                 "the whole arguments the stream repeated at the end differ from its deltas "
-                f"({len(arguments)} characters against {len(streamed)})",
+                f"({len(arguments)} characters against {call.chars})",
                 index=number,
                 name=self._opened_name(number),
             )
