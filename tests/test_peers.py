@@ -20,7 +20,7 @@ import toolcall
 from toolcall.harness import matrix, matrix_report, streams
 from toolcall.harness.cassettes import cassette_path, load, response_body
 from toolcall.harness.cli import main
-from toolcall.harness.peers import CHAT, Assembled, Call, Implementation, Stream
+from toolcall.harness.peers import CHAT, Assembled, Call, Implementation, Stream, reads
 from toolcall.harness.peers.external import (
     Crashed,
     External,
@@ -32,6 +32,7 @@ from toolcall.harness.peers.external import (
 from toolcall.harness.peers.installed import require
 from toolcall.harness.peers.reference import Reference, sse_body
 from toolcall.harness.profiles import load_suite
+from toolcall.harness.recordings import JSON_ARRAY
 from toolcall.harness.verdict import PASS, Expected, judge
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -214,6 +215,31 @@ def test_an_undecodable_body_goes_as_bytes_with_no_events() -> None:
     sent = json.loads(answer.arguments)
     assert sent["events"] is None and "chunks" not in sent
     assert base64.b64decode(sent["body_base64"]) == b"data: {not json\n\n"
+
+
+def test_a_program_that_names_the_json_array_framing_gets_those_bodies_with_their_events() -> None:
+    """Gemini's answer without `?alt=sse` is one JSON array: its rows go to a program that says
+    it reads that framing, with each element as an event; an HTTP client never gets them."""
+    suite = load_suite(ROOT)
+    arrays = [c for c in matrix.recording_cases(suite, None) if c.framing == JSON_ARRAY]
+    assert arrays
+    hello = '{"protocol": 3, ' + _WHO + ', "wires": ["gemini"], "framings": ["json-array"]}'
+    external = External("arrays", _program(_ECHO, hello=hello))
+    try:
+        assert external.framings == (JSON_ARRAY,) and reads(external, "gemini", JSON_ARRAY)
+        column = matrix._column(external, arrays, float("inf"))
+        assert {r.scenario for r in column} == {c.scenario for c in arrays}
+        (answer,) = external.assemble(arrays[0].stream).calls
+    finally:
+        external.close()
+    sent = json.loads(answer.arguments)
+    assert sent["events"] == json.loads(arrays[0].body) and len(sent["events"]) > 1
+    client = hello.replace('"framings"', '"http_client": true, "framings"')
+    fetcher = External("client", _program(_ECHO, hello=client))
+    try:
+        assert fetcher.framings == () and not reads(fetcher, "gemini", JSON_ARRAY)
+    finally:
+        fetcher.close()
 
 
 #: An HTTP client in a few lines: it fetches each stream from where the harness serves it and

@@ -75,7 +75,8 @@ class Stream:
     """One stream as an implementation is handed it, whatever its wire.
 
     `body` is the bytes as the client received them; `events` their decoded JSON objects in order
-    (the `data:` payloads of an SSE body without `[DONE]`, the lines of Ollama's NDJSON), for a
+    (the `data:` payloads of an SSE body without `[DONE]`, the lines of Ollama's NDJSON, the
+    elements of Gemini's JSON array), for a
     reader that does not parse, decoded on first use (`UnreadableBody` for a body that does not
     decode); `chunks` is the chat wire's name for the same list. `served`, when set, is where an
     HTTP client must fetch the body (through a gateway, say); when it is None a client is served
@@ -113,6 +114,14 @@ class Stream:
 
 def decode_events(wire: str, body: bytes) -> list[dict[str, Any]]:
     """The JSON objects `body` carries on `wire`, in order. Raises `UnreadableBody`."""
+    if body.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
+        try:
+            found = json.loads(body.decode("utf-8-sig"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise UnreadableBody(f"not a JSON array: {exc}") from None
+        if not isinstance(found, list) or not all(isinstance(e, dict) for e in found):
+            raise UnreadableBody("a JSON array whose elements are not all objects")
+        return found
     if wire in NDJSON_WIRES:
         try:
             texts = [line for line in body.decode("utf-8").splitlines() if line.strip()]

@@ -17,7 +17,10 @@ sends and receives against it). Version 3:
 
 Every stream of a wire the program names goes to it with its bytes as the client received them
 (`body_base64`) and their decoded events (`events`, for a program that does not parse); on chat,
-`chunks` holds the same list under its old name. A program that says `"http_client": true` is an
+`chunks` holds the same list under its old name. Gemini's JSON-array bodies (its answer without
+`?alt=sse`) go only to a program that names that framing (`"framings": ["json-array"]`), since
+an SSE reader given one would be judged on a body its users never send it. A program that says
+`"http_client": true` is an
 SDK under test: each `assemble` also says where the stream is served (`served`: a base URL and
 headers, `serving`), and it fetches the stream from there. An answer may carry `error` (the
 implementation judged the stream bad: a cut-off call, say) with or without calls.
@@ -138,6 +141,7 @@ class External:
         self._protocol = PROTOCOL
         self._wires: tuple[str, ...] = ()
         self._http_client = False
+        self._framings: tuple[str, ...] = ()
 
     @property
     def version(self) -> str:
@@ -158,6 +162,17 @@ class External:
             except Crashed:
                 return ()
         return self._wires
+
+    @property
+    def framings(self) -> tuple[str, ...]:
+        """The framings besides its wires' usual ones that the program said it reads (Gemini's
+        JSON array); asked like `wires`, at the first handshake."""
+        if not self._identity:
+            try:
+                self.start()
+            except Crashed:
+                return ()
+        return self._framings
 
     def start(self) -> None:
         """Start the program and check its handshake, unless it is running already.
@@ -202,6 +217,9 @@ class External:
         self._protocol = spoken
         self._wires = tuple(started.get("wires", [CHAT])) if spoken == PROTOCOL else (CHAT,)
         self._http_client = started.get("http_client", False) and spoken == PROTOCOL
+        # An HTTP client asks Gemini for `alt=sse`, as the SDKs do: it is never sent an array.
+        reads_framings = spoken == PROTOCOL and not self._http_client
+        self._framings = tuple(started.get("framings", [])) if reads_framings else ()
         who = started["implementation"]
         identity = f"{who['name']} {who['version']} ({who['language']})"
         if spoken == CHAT_ONLY_PROTOCOL:
