@@ -32,22 +32,37 @@ def test_a_temporary_folder(tmp_path: Path) -> None:
 """
 
 
-def test_a_test_that_writes_into_the_checkout_fails_the_run(tmp_path: Path) -> None:
-    checkout = tmp_path / "checkout"
+def run_in_checkout(checkout: Path, tests: str, *options: str) -> tuple[int, str]:
+    """pytest run in a small checkout holding the suite's conftest.py, `providers.yaml` and one
+    test module with `tests`: its exit status and output."""
     (checkout / "tests").mkdir(parents=True)
     shutil.copy(HERE / "conftest.py", checkout / "tests" / "conftest.py")
     (checkout / "providers.yaml").write_text("as committed", encoding="utf-8")
-    (checkout / "tests" / "test_writers.py").write_text(TESTS, encoding="utf-8")
+    (checkout / "tests" / "test_module.py").write_text(tests, encoding="utf-8")
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", *("-p", "no:toolcall", "-p", "no:cacheprovider")],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:toolcall",
+            "-p",
+            "no:cacheprovider",
+            *list(options),
+        ],
         cwd=checkout / "tests",
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
-    out = done.stdout + done.stderr
-    assert "3 passed" in out and done.returncode != 0, out
+    return done.returncode, done.stdout + done.stderr
+
+
+def test_a_test_that_writes_into_the_checkout_fails_the_run(tmp_path: Path) -> None:
+    status, out = run_in_checkout(tmp_path / "checkout", TESTS)
+    assert "3 passed" in out and status != 0, out
     listed = out[out.index("the tests wrote into the checkout") :].split()
     assert "providers.yaml" in listed and "reports/gateways.md" in listed, out
     assert not [word for word in listed if "anything" in word]
@@ -57,22 +72,7 @@ def test_the_reports_a_run_is_told_to_write_are_not_counted(tmp_path: Path) -> N
     """`make conformance` writes the JUnit, Markdown and JSON reports it was asked for into
     `reports/`: the user's own request, not a test writing into the checkout."""
     checkout = tmp_path / "checkout"
-    (checkout / "tests").mkdir(parents=True)
-    shutil.copy(HERE / "conftest.py", checkout / "tests" / "conftest.py")
-    (checkout / "providers.yaml").write_text("as committed", encoding="utf-8")
     quiet = "def test_nothing() -> None:\n    assert True\n"
-    (checkout / "tests" / "test_quiet.py").write_text(quiet, encoding="utf-8")
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "pytest", "-q", "-p", "no:toolcall"),
-            *("-p", "no:cacheprovider", "--junitxml=../reports/conformance.xml"),
-        ],
-        cwd=checkout / "tests",
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    out = done.stdout + done.stderr
+    status, out = run_in_checkout(checkout, quiet, "--junitxml=../reports/conformance.xml")
     assert (checkout / "reports" / "conformance.xml").exists(), out
-    assert done.returncode == 0 and "wrote into the checkout" not in out, out
+    assert status == 0 and "wrote into the checkout" not in out, out
