@@ -13,7 +13,8 @@ written on every wire (`wire_bodies`). Then `check_body` asserts, for the mutate
 1. only the library's errors: every way of reading it gives a turn or a `ToolCallError`;
 2. one answer whatever is installed: the stdlib and orjson backends agree;
 3. the fast path equals full decoding;
-4. one answer however it is split: random re-splits give the whole body's answer;
+4. one answer however it is split: random re-splits, and one event per slice as a socket
+   hands it over (the builder's shortcut), give the whole body's answer;
 5. one answer with events on or off, and partial views on or off, and the events tell the
    same turn as `TurnDone` (each call started under the name the turn gives it, before its
    arguments);
@@ -378,6 +379,8 @@ def check_body(body: bytes, cuts: list[int], limits: dict[str, int] | None = Non
         pieces = [body[a:b] for a, b in itertools.pairwise(bounds)]
         resplit = outcome(pieces, **options)
         assert resplit == whole, f"split at {sorted(cuts)[:20]}: {_diff(resplit, whole)}"
+        alone = outcome(_events(body), **options)
+        assert alone == whole, f"fed one event at a time: {_diff(alone, whole)}"
         quiet = outcome(pieces, events=False, **options)
         assert quiet == whole, f"events off differs: {_diff(quiet, whole)}"
         viewed = outcome(pieces, partial=True, **options)

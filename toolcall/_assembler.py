@@ -33,8 +33,9 @@ from ._closer import JSON_WHITESPACE, ObjectCloser
 from ._diagnostics import Diagnostic
 from ._errors import LimitExceeded, StreamError, UsageError, check_limit, shown
 from ._fields import value_chars, wire_arguments, wire_index, wire_object, wire_text
-from ._json import loads_arguments
-from ._types import Delta, ToolCall, ToolCallFunction
+from ._held import hold
+from ._json import Dumps, loads_arguments
+from ._types import Delta, ToolCall, ToolCallFunction, written_when_read
 from ._watch import CallWatcher
 
 DEFAULT_MAX_CALLS = 512
@@ -78,7 +79,10 @@ class Assembler:
         self._next_index = 0
         self._used_indices: set[int] = set()
         self._pending_extra: dict[str, Any] | None = None
+        # Characters of arguments: exact for text held, a bound for objects not written yet.
         self._argument_chars = 0
+        # Calls whose arguments are an object not written yet (`take_arguments`).
+        self._unwritten = 0
         self._text_chars = 0
         self._diagnostics: list[Diagnostic] = []
         self._seen_codes: set[tuple[str, int]] = set()
@@ -142,7 +146,7 @@ class Assembler:
                 if call_type and not call.type:
                     self._set_type(call, call_type)
                 if arguments:
-                    self._append(call, arguments)
+                    self.extend(call, arguments)
                 return call.index
 
         index = wire_index(raw_index)
@@ -189,7 +193,7 @@ class Assembler:
                 raise StreamError(exc.reason, **self._context(call)) from None
             self._note("arguments_object", call.index, "arguments arrived as JSON, not text")
         if arguments:
-            self._append(call, arguments)
+            self.extend(call, arguments)
         return call.index
 
     # -- what a wire reader does -------------------------------------------------------------
@@ -247,25 +251,39 @@ class Assembler:
         if call_type and not call.type:
             self._set_type(call, call_type)
         if arguments:
-            self._append(call, arguments)
+            self.extend(call, arguments)
         return call.index
 
-    def extend(self, call: CallState, arguments: str) -> None:
-        """Append a non-empty fragment of arguments text to `call`, already open and found: a
-        reader's template match (`_wires._base`) hands its fragment over with no routing."""
-        self._append(call, arguments)
-
-    def take_arguments(self, number: int, text: str, value: dict[str, Any]) -> None:
+    def take_arguments(self, number: int, value: dict[str, Any], write: Dumps) -> None:
         """Take whole arguments for call `number`: `value`, an object the wire sent decoded, and
-        `text`, the arguments written from it.
+        `write`, which writes it as the call's text.
 
-        The call keeps `value`: while its text is `text` alone, the watcher and the turn take it
-        instead of parsing `text` back (`read_arguments`). The text is kept and counted as any
-        fragment is, so limits, events and the call's text are unchanged.
+        The call keeps `value`: while it is all its arguments are, the watcher and the turn take
+        it instead of parsing text back (`read_arguments`). Its text is written only when first
+        read (`_types.written_when_read`), from a copy of it (`_held`), and counted meanwhile by
+        a bound on its length; with events on, or for an object too large to copy cheaply, or
+        where the bound would cross `max_argument_chars`, it is written at once and kept as any
+        fragment is. Either way limits, events and the call's text are the same.
         """
         call = self._by_wire_index[number]
-        call.read = (text, value)
-        self._append(call, text)
+        fresh = not call.chars and call.unwritten is None
+        if fresh and self._watcher is None:
+            held = hold(value)
+            if held is not None and not self._over_limit(held[1]):
+                call.value = value
+                call.unwritten = (held[0], write, held[1])
+                self._argument_chars += held[1]
+                self._unwritten += 1
+                return
+        try:
+            text = write(value)
+        except (ValueError, TypeError, RecursionError) as exc:
+            raise StreamError(f"arguments cannot be written as JSON: {exc}", index=number) from None
+        if not fresh:
+            self.extend(call, text)
+            return
+        call.value = value
+        self.extend(call, text)
 
     def spend_text(self, size: int, what: str, call: CallState | None = None) -> None:
         """Count `size` characters of `what` against `max_text_chars`; raise past it."""
@@ -281,7 +299,7 @@ class Assembler:
     def check_arguments_room(self, chars: int, number: int | None) -> None:
         """Raise `LimitExceeded` unless `chars` more characters of arguments, held by a reader
         until a call closes, still fit in `max_argument_chars`."""
-        if self._argument_chars + chars > self.max_argument_chars:
+        if self._over_limit(chars):
             raise LimitExceeded(
                 f"tool-call arguments exceed {self.max_argument_chars} characters "
                 "(max_argument_chars)",
@@ -290,15 +308,35 @@ class Assembler:
 
     def argument_room(self) -> int:
         """How many characters of arguments `max_argument_chars` still allows."""
+        if self._unwritten:
+            self._settle()
         return self.max_argument_chars - self._argument_chars
+
+    def _over_limit(self, more: int = 0) -> bool:
+        """Whether `more` characters of arguments would cross `max_argument_chars`, counted
+        exactly: the objects not written yet are counted by a bound, so where it alone crosses
+        the limit they are written and counted again before the answer is given."""
+        if self._argument_chars + more <= self.max_argument_chars:
+            return False
+        if self._unwritten:
+            self._settle()
+        return self._argument_chars + more > self.max_argument_chars
+
+    def _settle(self) -> None:
+        """Write every object not written yet, and count the arguments exactly."""
+        for call in self._calls:
+            call.write()
+        self._unwritten = 0
+        self._argument_chars = sum(call.chars for call in self._calls)
 
     def call(self, number: int) -> CallState | None:
         """Call `number`'s state, for a reader to read back (its name, text, characters)."""
         return self._by_wire_index.get(number)
 
-    def read_arguments(self) -> dict[int, tuple[str, dict[str, Any]]]:
-        """By call index, the text and object of each call whose arguments arrived decoded."""
-        return {call.index: call.read for call in self._calls if call.read is not None}
+    def read_arguments(self) -> dict[int, dict[str, Any]]:
+        """By call index, the object each call's arguments arrived as, where that is all they
+        are: validation would parse their text back to an equal object."""
+        return {call.index: call.value for call in self._calls if call.value is not None}
 
     def complete(self) -> list[ToolCall]:
         """All calls with a non-empty name, sorted by index.
@@ -310,7 +348,11 @@ class Assembler:
             if call.name_parts:
                 if call.late:
                     self._check_not_reopened(call)
-                function = ToolCallFunction(call.name(), self._arguments_of(call))
+                if call.unwritten is not None:
+                    held, write, _ = call.unwritten
+                    function = written_when_read(call.name(), held, write)
+                else:
+                    function = ToolCallFunction(call.name(), self._arguments_of(call))
                 kind = call.type or "function"
                 out.append(ToolCall(call.index, call.id, kind, function, call.extra_content))
         return out
@@ -321,7 +363,11 @@ class Assembler:
         `complete()` leaves these out, as the Go contract says; the turn-level check reports them
         so that no fragment disappears without a word.
         """
-        return [(c.index, c.text()) for c in self._calls if not c.name_parts and c.parts]
+        return [
+            (c.index, c.text())
+            for c in self._calls
+            if not c.name_parts and (c.parts or c.unwritten is not None)
+        ]
 
     def last_call_index(self) -> int | None:
         """Index of the call opened last: the one a cut-off stream was most likely writing."""
@@ -378,15 +424,24 @@ class Assembler:
             self._by_wire_index[wire_index] = call
         return call
 
-    def _append(self, call: CallState, fragment: str) -> None:
+    def extend(self, call: CallState, fragment: str) -> None:
+        """Append a non-empty fragment of arguments text to `call`, already open and found.
+
+        Every fragment of every wire ends here; a reader's template match (`_wires._base`)
+        calls it directly, with no routing, for the call the template holds.
+        """
+        if call.value is not None and (call.chars or call.unwritten is not None):
+            # More after arguments that arrived whole: they are text like any other now.
+            call.write()
+            call.value = None
         size = len(fragment)
-        self._argument_chars += size
-        if self._argument_chars > self.max_argument_chars:
+        if self._argument_chars + size > self.max_argument_chars and self._over_limit(size):
             raise LimitExceeded(
                 f"tool-call arguments exceed {self.max_argument_chars} characters "
                 "(max_argument_chars)",
                 **self._context(call),
             )
+        self._argument_chars += size
         since = call.chars_since_resend
         if since and size > since:
             start = call.resend_at[-1] if call.resend_at else 0
@@ -413,6 +468,7 @@ class Assembler:
         body has one answer however it is read. A call whose arguments began before any name
         gets its name when it comes, and is reported started then.
         """
+        call.write()
         if call.name_parts and len(name) == call.name_chars and name == call.name():
             self._note("name_repeated", call.index, f"name {shown(name)} was sent again")
             return
@@ -436,6 +492,7 @@ class Assembler:
         self._mark_late(call, "type")
 
     def _mark_late(self, call: CallState, what: str) -> None:
+        call.write()
         if call.chars:
             call.late = what
             call.late_at = call.chars

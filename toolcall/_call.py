@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ._closer import ObjectCloser
@@ -28,6 +29,8 @@ class CallState:
         "read",
         "resend_at",
         "type",
+        "unwritten",
+        "value",
     )
 
     def __init__(self, index: int) -> None:
@@ -51,11 +54,28 @@ class CallState:
         # characters of them there were then: `complete()` checks it was not after they closed.
         self.late = ""
         self.late_at = 0
-        # Arguments that arrived as an object already decoded: the text written from it, and it.
-        self.read: tuple[str, dict[str, Any]] | None = None
+        # The object the arguments arrived as (Gemini, Ollama), while it is all they are: the
+        # watcher and the turn take it rather than parse its text back.
+        self.value: dict[str, Any] | None = None
+        # While that object's text is not written yet (`_held`): a copy to write it from, the
+        # writer, and the bound on its length the assembler counted.
+        self.unwritten: tuple[dict[str, Any], Callable[[Any], str], int] | None = None
+
+    def write(self) -> None:
+        """Write the arguments held as an object, as the fragment they would have been."""
+        if self.unwritten is None:
+            return
+        held, write, _ = self.unwritten
+        self.unwritten = None
+        text = write(held)
+        self.parts = [text]
+        self.loose = 1
+        self.chars = self.chars_since_resend = len(text)
 
     def text(self) -> str:
         """The arguments so far, joined once and kept joined until the next fragment."""
+        if self.unwritten is not None:
+            self.write()
         parts = self.parts
         if len(parts) > 1:
             parts[:] = ["".join(parts)]
@@ -66,6 +86,8 @@ class CallState:
         """Whether the arguments so far are `text`, compared piece by piece: a wire that repeats
         a megabyte of arguments whole (Responses' `.done`) is checked without a joined copy of
         them beside the repetition and the event it came in."""
+        if self.unwritten is not None:
+            self.write()
         if len(text) != self.chars:
             return False
         at = 0

@@ -35,6 +35,10 @@ Dumps = Callable[[dict[str, Any]], str]
 MAX_DEPTH = 128
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+#: The escape of a surrogate (`\\ud800` to `\\udfff`), the only way text decoded from UTF-8 gets
+#: one. A search for the whole pattern costs a third of searching for `\\u`, which stops at
+#: every backslash of text full of escapes (code, quoted prose), and then three more.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _INFINITY = float("inf")
 
 
@@ -77,7 +81,7 @@ def _checked(text: str, value: Any, surrogates: bool) -> Any:
     members (an event carrying a whole call, whose arguments are long strings), so a long
     text's value is walked first, as far as `_MEMBERS_WALKED` members.
     """
-    surrogates = surrogates and "\\u" in text and ("\\ud" in text or "\\uD" in text)
+    surrogates = surrogates and _SURROGATE_ESCAPE.search(text) is not None
     if surrogates:
         _walk(value, surrogates)
     elif len(text) > 2 * MAX_DEPTH:

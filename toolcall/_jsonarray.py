@@ -69,6 +69,14 @@ class JSONArrayDecoder:
             self.error = self._too_long()
         return out
 
+    def envelope(self) -> tuple[bytes, bytes] | None:
+        """None: an element's envelope is the comma and whitespace around it, which no slice
+        repeats as a socket hands it over, so no event is taken without this decoder."""
+        return None
+
+    def passed(self, size: int) -> None:
+        """Never called, as `envelope` gives nothing to take an event by (`_shortcut`)."""
+
     def close(self) -> list[str]:
         """End of body: an element cut off is an error; an array never closed is reported."""
         if self.error is not None:

@@ -57,6 +57,16 @@ class NDJSONDecoder:
             self.error = self._too_long()
         return out
 
+    def envelope(self) -> tuple[bytes, bytes] | None:
+        """The bytes around a line's payload when nothing is held: none before it, its newline
+        after it (`_shortcut`)."""
+        return (b"", b"\n") if not self._buf and self.error is None else None
+
+    def passed(self, size: int) -> None:
+        """A line was read without this decoder (`_shortcut`): it counts for the line numbers
+        errors give."""
+        self._lines += 1
+
     def close(self) -> list[str]:
         """End of body: a last line without its newline is still a line."""
         if self.error is not None:

@@ -60,7 +60,9 @@ class SSEDecoder:
         "_buf",
         "_cr",
         "_decode",
+        "_envelope_end",
         "_held",
+        "_last",
         "_limit",
         "_offset",
         "_started",
@@ -89,6 +91,10 @@ class SSEDecoder:
         # Nothing is held (no bytes of a character, no text of an event): the next slice starts
         # a new event, so one that is exactly one `data: ` line can skip the general path.
         self._at_boundary = True
+        # The last slice, when it was one event taken by the fast path, and where its payload
+        # began: its envelope, for the builder's shortcut (`envelope`).
+        self._last: bytes | None = None
+        self._envelope_end = 0
         self.comments: list[str] = []
         self.comment_count = 0
         self.error: StreamError | None = None
@@ -127,11 +133,29 @@ class SSEDecoder:
                 else:
                     self._offset += len(data)
                     self._started = True
+                    self._last = data
+                    self._envelope_end = start + 6
                     return [payload]
         self._at_boundary = False
+        self._last = None
         out = self._feed(data)
         self._at_boundary = not self._buf and self.error is None and data[-2:] == b"\n\n"
         return out
+
+    def envelope(self) -> tuple[bytes, bytes] | None:
+        """The bytes before and after the payload of the last slice, if it was one event of one
+        `data: ` line (after an `event: ` line or not) and nothing is held: a slice that repeats
+        them around another payload is an event this decoder would return alone
+        (`_shortcut`)."""
+        last = self._last
+        if last is None or not self._at_boundary or self.error is not None:
+            return None
+        return last[: self._envelope_end], b"\n\n"
+
+    def passed(self, size: int) -> None:
+        """A slice of `size` bytes was one event read without this decoder (`_shortcut`): it
+        counts for the offsets errors give."""
+        self._offset += size
 
     def _feed(self, data: bytes) -> list[str]:
         try:

@@ -22,6 +22,7 @@ from ._assembler import (
 from ._errors import StreamError, ToolCallError, UsageError, shown
 from ._events import Event, TurnDone
 from ._json import Refused, backend, writer
+from ._shortcut import Shortcut
 from ._sse import DEFAULT_MAX_EVENT_CHARS
 from ._turn import Turn, end_turn
 from ._watch import CallWatcher
@@ -116,6 +117,8 @@ class TurnBuilder:
         self._templates = True
         # The wire's reader, made when the first event says which wire it is.
         self._reader: WireReader | None = None
+        # An event like the last, taken from its bytes in one step (`_shortcut`).
+        self._shortcut: Shortcut | None = None
         # The body is an error answer, not a stream: nothing more is read, finish() raises.
         self._answer = False
         # None while the builder reads; once it is done, what ended it, for the UsageError.
@@ -135,6 +138,15 @@ class TurnBuilder:
         """
         if self._ended is not None:
             raise UsageError(f"feed() after {self._ended}: a TurnBuilder reads one body")
+        shortcut = self._shortcut
+        if shortcut is not None and type(data) is bytes:
+            try:
+                taken = shortcut.read(data)
+            except ToolCallError as exc:
+                self._ended = f"the {type(exc).__name__} it raised ({exc})"
+                raise
+            if taken:
+                return self._taken_events()
         if type(data) is not bytes:
             data = _as_bytes(data, "feed() takes bytes")
         head = self._head
@@ -171,12 +183,33 @@ class TurnBuilder:
             raise
         if head is not None and self._showed_a_stream():
             self._head = None  # a stream: nothing more to keep
+        self._shortcut = self._next_shortcut()
+        return self._taken_events()
+
+    def _taken_events(self) -> list[Event]:
         events = self._events
         if not events:
             return []
         taken = events.copy()
         events.clear()
         return taken
+
+    def _next_shortcut(self) -> Shortcut | None:
+        """The shortcut for the next slice (`_shortcut`), once the body is a stream, the framing
+        can say how its last event was framed and the reader which template follows."""
+        reader, decoder = self._reader, self._decoder
+        if reader is None or decoder is None or self._head is not None or self._answer:
+            return None
+        template = reader.next_template()
+        if template is None:
+            return None
+        envelope = decoder.envelope()
+        if envelope is None:
+            return None
+        shortcut = self._shortcut
+        if shortcut is not None and shortcut.template is template and shortcut.envelope == envelope:
+            return shortcut
+        return Shortcut(envelope, template, reader.take, decoder.passed, self._max_event_chars)
 
     def _frame(self, data: bytes) -> Decoder | None:
         """The decoder of the body's framing, once its first byte that is not whitespace has

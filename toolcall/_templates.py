@@ -81,7 +81,11 @@ class FragmentTemplate:
         """The fragment `text` carries if it has this envelope, else None."""
         if not text.startswith(self.prefix):
             return None
-        start = self.start
+        return self.rest(text, self.start)
+
+    def rest(self, text: str, start: int) -> str | None:
+        """The fragment, if `text` from `start` (just past the prefix) is the rest of this
+        envelope around one string literal, else None."""
         try:
             fragment, end = scanstring(text, start)
         except ValueError:
@@ -246,8 +250,10 @@ def _varying_tail(suffix: str, chunk: dict[str, Any]) -> str | None:
 
 #: Kinds of member the wire readers let vary between events: members they never read.
 STRING_HOLE, INTEGER_HOLE = 0, 1
-#: What JSON counts as whitespace between tokens.
-_JSON_WHITESPACE = " \t\n\r"
+#: The whitespace a template lets vary around an event's closing brace: JSON's, but for the
+#: line ends, which no event of a line framing holds (so that a match is always one line:
+#: `_shortcut` relies on it).
+_PADDING = " \t"
 #: An integer both backends read alike: short of 19 digits (see `_json._integer`).
 _SHORT_INTEGER = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")
 
@@ -260,7 +266,7 @@ class WireTemplate:
     string and `sequence_number`), wherever the wire puts them after the fragment. A hole
     holds a string literal or a short integer, which both backends read without refusing.
 
-    The event's closing brace may have any JSON whitespace around it: Anthropic pads its events
+    The event's closing brace may have spaces and tabs around it: Anthropic pads its events
     with a varying run of spaces before that brace, and whitespace between tokens changes
     nothing JSON reads. The last fixed text is kept without the brace and the whitespace, so
     an event padded otherwise than the one learned from still matches, where requiring the
@@ -272,9 +278,9 @@ class WireTemplate:
     def __init__(self, prefix: str, pieces: list[tuple[str, int | None]], wire_index: int) -> None:
         self.prefix = prefix
         self.start = len(prefix)
-        #: After the literal: fixed text, then the hole that follows it (None after the last,
-        #: whose text stops short of the closing brace and the whitespace around it).
-        self.pieces = pieces
+        #: After the literal: fixed text, its length, then the hole that follows it (None after
+        #: the last, whose text stops short of the closing brace and the padding around it).
+        self.pieces = [(fixed, len(fixed), hole) for fixed, hole in pieces]
         self.wire_index = wire_index
         #: The call the fragment goes to, set by the reader that learned the template: a match
         #: appends to it directly (`Assembler.extend`), as nothing changed since it was learned.
@@ -284,17 +290,21 @@ class WireTemplate:
         """The fragment `text` carries if it has this envelope, else None."""
         if not text.startswith(self.prefix):
             return None
-        start = self.start
+        return self.rest(text, self.start)
+
+    def rest(self, text: str, start: int) -> str | None:
+        """The fragment, if `text` from `start` (just past the prefix) is the rest of this
+        envelope, else None."""
         try:
             fragment, at = scanstring(text, start)
         except ValueError:
             return None
         if at - start - 1 != len(fragment) and holds_surrogate(fragment):
             return None  # full decoding refuses it, with the message both backends give
-        for fixed, hole in self.pieces:
+        for fixed, length, hole in self.pieces:
             if not text.startswith(fixed, at):
                 return None
-            at += len(fixed)
+            at += length
             if hole == STRING_HOLE:
                 try:
                     ignored, end = scanstring(text, at)
@@ -310,7 +320,7 @@ class WireTemplate:
                 at = found.end()
         # What is left is the closing brace, with whitespace around it or not (a short slice:
         # the padding).
-        return fragment if text[at:].strip(_JSON_WHITESPACE) == "}" else None
+        return fragment if text[at:].strip(_PADDING) == "}" else None
 
 
 def wire_template(
@@ -349,10 +359,10 @@ def wire_template(
         at = end
     # The text ends with the event's closing brace: the last fixed text is kept without it and
     # the whitespace around it, which `match` lets vary.
-    last = suffix[at:].rstrip(_JSON_WHITESPACE)
+    last = suffix[at:].rstrip(_PADDING)
     if not last.endswith("}"):
         return None
-    pieces.append((last[:-1].rstrip(_JSON_WHITESPACE), None))
+    pieces.append((last[:-1].rstrip(_PADDING), None))
     if any("\\" in fixed for fixed, _ in pieces):
         return None
     return WireTemplate(prefix, pieces, wire_index)

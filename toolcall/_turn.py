@@ -65,7 +65,7 @@ class Calls(Protocol):
 
     def last_call_index(self) -> int | None: ...
 
-    def read_arguments(self) -> dict[int, tuple[str, dict[str, Any]]]: ...
+    def read_arguments(self) -> dict[int, dict[str, Any]]: ...
 
 
 class Gathered(Protocol):
@@ -194,16 +194,11 @@ def end_turn(assembler: Calls, reader: Gathered, framing: Framed, watcher: Repor
     )
 
 
-def _read_value(
-    read: dict[int, tuple[str, dict[str, Any]]], call: ToolCall
-) -> dict[str, Any] | None:
-    """The object call's arguments arrived as, if its text is still the text written from it:
-    validation would parse that text back to an equal object (a decoded object holds nothing
-    the library's reading refuses), so it is not parsed again."""
-    held = read.get(call.index)
-    if held is None or held[0] is not call.function.arguments:
-        return None
-    return held[1]
+def _read_value(read: dict[int, dict[str, Any]], call: ToolCall) -> dict[str, Any] | None:
+    """The object call's arguments arrived as, if that is all they are: validation would parse
+    their text back to an equal object (a decoded object holds nothing the library's reading
+    refuses), so it is not parsed again, nor written if it was not."""
+    return read.get(call.index)
 
 
 def _context(call: ToolCall | None) -> dict[str, Any]:

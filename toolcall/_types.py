@@ -8,7 +8,7 @@ frozen and slotted: a finished call is a value, and there may be many deltas in 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +36,62 @@ class ToolCallFunction:
 
     def to_dict(self) -> dict[str, str]:
         return {"name": self.name, "arguments": self.arguments}
+
+
+class _WrittenWhenRead(ToolCallFunction):
+    """A `ToolCallFunction` whose arguments arrived as an object (Gemini, Ollama, Anthropic's
+    `input`) and are written as text the first time `arguments` is read.
+
+    A caller who takes the parsed `Turn.arguments`, as most do, never pays for a megabyte of
+    text written back from the object the wire sent, nor holds it. It is equal to, hashes,
+    shows and pickles as the plain `ToolCallFunction` with that text. The object it writes
+    from is its own copy (`_held.hold`), so a caller who changes `Turn.arguments` does not
+    change the text the model sent.
+    """
+
+    __slots__ = ("_value", "_write")
+    _value: Any
+    _write: Callable[[Any], str]
+
+    def __getattr__(self, attribute: str) -> str:
+        # Python comes here only when the `arguments` slot is still unset (or for a name the
+        # class does not have): the text is written once, then read from the slot as usual.
+        if attribute != "arguments":
+            raise AttributeError(attribute)
+        text = self._write(self._value)
+        _set_arguments(self, text)
+        _set_value(self, None)
+        return text
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ToolCallFunction):
+            return NotImplemented
+        return self.name == other.name and self.arguments == other.arguments
+
+    __hash__ = ToolCallFunction.__hash__
+
+    def __repr__(self) -> str:
+        return f"ToolCallFunction(name={self.name!r}, arguments={self.arguments!r})"
+
+    def __reduce__(self) -> tuple[type[ToolCallFunction], tuple[str, str]]:
+        return ToolCallFunction, (self.name, self.arguments)
+
+
+_set_name = ToolCallFunction.__dict__["name"].__set__
+_set_arguments = ToolCallFunction.__dict__["arguments"].__set__
+_set_value = _WrittenWhenRead.__dict__["_value"].__set__
+_set_write = _WrittenWhenRead.__dict__["_write"].__set__
+
+
+def written_when_read(name: str, value: Any, write: Callable[[Any], str]) -> ToolCallFunction:
+    """`ToolCallFunction(name, write(value))`, with `write` called only when the arguments are
+    first read. `value` must be the caller's own (no one else may change it), and `write` must
+    not fail on it: both hold for the copy `_held.hold` makes of a decoded object."""
+    function = object.__new__(_WrittenWhenRead)
+    _set_name(function, name)
+    _set_value(function, value)
+    _set_write(function, write)
+    return function
 
 
 @dataclass(frozen=True, slots=True)

@@ -59,8 +59,7 @@ class CallWatcher:
             if fragment[-1] == "}" and call.chars == len(fragment) and call.name_parts:
                 # A whole call in one chunk (Grok, Gemini, GLM): parsing it settles whether it
                 # closed, and the parse is needed anyway, so it is not scanned first.
-                read = call.read
-                written = read[1] if read is not None and read[0] is fragment else None
+                written = call.value
                 parsed = written if written is not None else _object_or_none(fragment)
                 if parsed is not None:
                     closer.closed = True

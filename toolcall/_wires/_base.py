@@ -20,6 +20,7 @@ from .._assembler import Assembler
 from .._errors import ProviderError, StreamError, ToolCallError, shown
 from .._events import Event, reasoning_delta, text_delta
 from .._json import Dumps, Loads, Refused
+from .._shortcut import Template
 from .._templates import WireTemplate
 
 
@@ -124,6 +125,17 @@ class WireReader:
                     template = None
             self._template = template
 
+    def next_template(self) -> Template | None:
+        """The template the next event most likely matches, for the builder to take it by
+        (`_shortcut`): the one learned from the event before, while the turn goes on."""
+        return self._template if self.second_generation is None else None
+
+    def take(self, fragment: str) -> None:
+        """An event the builder matched against `next_template()`, read as `read` reads it."""
+        self.chunks += 1
+        if fragment:
+            self.assembler.extend(self._template.call, fragment)  # type: ignore[union-attr,arg-type]
+
     def event(self, event: dict[str, Any]) -> None:
         """Read one decoded event."""
         raise NotImplementedError
@@ -200,13 +212,16 @@ class WireReader:
     def streamed(self, number: int) -> str | None:
         """The arguments text call `number` has received, None if none yet."""
         call = self.assembler.call(number)
-        return call.text() if call is not None and call.chars else None
+        if call is None or not (call.chars or call.unwritten is not None):
+            return None
+        return call.text()
 
     def whole_arguments(self, number: int, value: object) -> None:
         """Arguments that arrived as one JSON value (an object), as the text the core reads.
 
-        An object is written as text once, and the call keeps the object too: the watcher and
-        the turn take it rather than parse the text back (`Assembler.take_arguments`).
+        The call keeps the object: the watcher and the turn take it rather than parse text
+        back, and its text is written from it when somebody first reads it
+        (`Assembler.take_arguments`).
         """
         if value is None:
             value = {}
@@ -215,11 +230,7 @@ class WireReader:
             return
         if type(value) is not dict:
             raise StreamError(f"arguments must be a JSON object, got {shown(value)}", index=number)
-        try:
-            text = self.dumps(value)
-        except (ValueError, TypeError, RecursionError) as exc:
-            raise StreamError(f"arguments cannot be written as JSON: {exc}", index=number) from None
-        self.assembler.take_arguments(number, text, value)
+        self.assembler.take_arguments(number, value, self.dumps)
 
     def text(self, piece: object, *, reasoning: bool = False) -> None:
         """Keep a piece of text or reasoning (counted against the text limit) and report it."""

@@ -74,6 +74,21 @@ class ChatReader(WireReader):
                 return
         self._read(payloads)
 
+    def next_template(self) -> FragmentTemplate | None:
+        """The template of the chunk before, which the next most likely repeats."""
+        return self.last_template
+
+    def take(self, fragment: str) -> None:
+        """A chunk the builder matched against `next_template()`, read as `read` reads it."""
+        self.chunks += 1
+        template = self.last_template
+        assert template is not None
+        if template.kind != ARGUMENTS:
+            if fragment:
+                self._text(fragment, template.kind)
+            return
+        self.assembler.append_arguments(template.wire_index, fragment, template.call_type)
+
     def _read(self, payloads: list[str]) -> None:
         loads = self.loads
         feed = self.assembler.feed

@@ -1,0 +1,169 @@
+"""Arguments that arrive as an object (Gemini, Ollama, Anthropic's `input`) are written as text
+only when `function.arguments` is first read, and nothing else about the turn changes.
+
+Counted, not timed: the writer is wrapped to count its calls. The limits are checked against the
+same turn read with events on, where the text is written at once (an `ArgumentsDelta` carries
+it): both must give one verdict for any arguments and any `max_argument_chars`, though one
+counts a bound and the other the text.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import pickle
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import toolcall._stream
+from tests import wire_bodies
+from tests.outcomes import outcome
+from toolcall import ToolCall, ToolCallFunction, TurnBuilder, TurnDone, assemble
+from toolcall._held import hold
+
+WHOLE_WIRES = ("gemini", "ollama")
+
+scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**63), 2**64 - 1),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=12),
+)
+values = st.recursive(
+    scalars,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+objects = st.dictionaries(st.text(max_size=6), values, max_size=5)
+
+
+@pytest.fixture
+def writes(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Every value a builder's writer writes, from now on."""
+    written: list[object] = []
+    original = toolcall._stream.writer
+
+    def counting_writer(name: str = "auto") -> Callable[[dict[str, Any]], str]:
+        write = original(name)
+
+        def counted(value: dict[str, Any]) -> str:
+            written.append(value)
+            return write(value)
+
+        return counted
+
+    monkeypatch.setattr(toolcall._stream, "writer", counting_writer)
+    return written
+
+
+def gemini_body(arguments: dict[str, Any]) -> bytes:
+    return wire_bodies.body("gemini", [("write", arguments)])
+
+
+@pytest.mark.parametrize("wire", WHOLE_WIRES)
+def test_the_text_is_written_once_and_only_when_read(wire: str, writes: list[object]) -> None:
+    arguments = {"path": "notes.md", "text": "line\nbreak \u00e9 \U0001f9ea" * 50}
+    turn = assemble(wire_bodies.body(wire, [("write", arguments)]), wire=wire)
+    assert writes == []
+    assert turn.arguments == (arguments,)
+    assert writes == []
+    text = turn.tool_calls[0].function.arguments
+    assert json.loads(text) == arguments
+    assert turn.tool_calls[0].function.arguments is text
+    assert len(writes) == 1
+
+
+def test_with_events_on_the_text_is_written_at_once_for_the_event(writes: list[object]) -> None:
+    builder = TurnBuilder()
+    seen = builder.feed(gemini_body({"a": 1})) + builder.finish()
+    assert len(writes) == 1
+    done = seen[-1]
+    assert isinstance(done, TurnDone)
+    assert done.turn.tool_calls[0].function.arguments == '{"a":1}'
+    assert len(writes) == 1
+
+
+def test_the_function_is_a_plain_tool_call_function_to_every_reader() -> None:
+    turn = assemble(gemini_body({"city": "Paris", "days": [1, 2]}))
+    function = turn.tool_calls[0].function
+    plain = ToolCallFunction("write", '{"city":"Paris","days":[1,2]}')
+    assert isinstance(function, ToolCallFunction)
+    assert function == plain
+    assert plain == function
+    assert (function != plain) is False
+    assert hash(function) == hash(plain)
+    assert repr(function) == repr(plain)
+    assert function.to_dict() == plain.to_dict()
+    assert type(pickle.loads(pickle.dumps(function))) is ToolCallFunction
+    assert copy.deepcopy(function) == plain
+    assert dataclasses.replace(function, name="other") == ToolCallFunction("other", plain.arguments)
+    assert dataclasses.asdict(turn.tool_calls[0])["function"] == plain.to_dict()
+    call = turn.tool_calls[0]
+    assert call == ToolCall(call.index, call.id, call.type, plain, call.extra_content)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        function.arguments = "{}"  # type: ignore[misc]
+
+
+def test_changing_the_parsed_arguments_does_not_change_the_text_the_model_sent() -> None:
+    turn = assemble(gemini_body({"items": [{"n": 1}], "note": "kept"}))
+    turn.arguments[0]["items"][0]["n"] = 2
+    turn.arguments[0]["added"] = True
+    assert turn.tool_calls[0].function.arguments == '{"items":[{"n":1}],"note":"kept"}'
+
+
+@settings(max_examples=80, deadline=None)
+@given(value=objects)
+def test_the_bound_holds_the_text_and_the_copy_is_the_callers_own(value: dict[str, Any]) -> None:
+    held = hold(value)
+    assert held is not None
+    copied, bound = held
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    assert len(text) <= bound
+    assert copied == value
+    assert json.dumps(copied, ensure_ascii=False, separators=(",", ":")) == text
+    stack = [(value, copied)]
+    while stack:
+        original, made = stack.pop()
+        if isinstance(original, (dict, list)):
+            assert made is not original
+            pairs = (
+                zip(original.values(), made.values(), strict=True)
+                if isinstance(original, dict)
+                else zip(original, made, strict=True)
+            )
+            stack.extend(pairs)
+
+
+def test_a_value_too_wide_to_copy_cheaply_is_written_at_once(writes: list[object]) -> None:
+    assert hold({str(n): n for n in range(5000)}) is None
+    assemble(gemini_body({str(n): n for n in range(5000)}))
+    assert len(writes) == 1
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    arguments=st.lists(objects, min_size=1, max_size=3),
+    slack=st.integers(-40, 40),
+    wire=st.sampled_from(WHOLE_WIRES),
+)
+def test_a_limit_gives_the_verdict_written_text_gives(
+    arguments: list[dict[str, Any]], slack: int, wire: str
+) -> None:
+    """Near the limit, where the bound counted crosses it and the text does not (or does), the
+    turn read with its text not yet written answers as the turn read with events on."""
+    calls = [(f"tool{n}", value) for n, value in enumerate(arguments)]
+    body = wire_bodies.body(wire, calls)
+    texts = sum(len(json.dumps(v, ensure_ascii=False, separators=(",", ":"))) for v in arguments)
+    limit = max(1, texts + slack)
+    lazy = outcome(body, events=False, wire=wire, max_argument_chars=limit)
+    written = outcome(body, events=True, wire=wire, max_argument_chars=limit)
+    assert lazy == written
+    assert (lazy[0] == "turn") == (slack >= 0)
