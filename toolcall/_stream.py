@@ -138,61 +138,55 @@ class TurnBuilder:
         """
         if self._ended is not None:
             raise UsageError(f"feed() after {self._ended}: a TurnBuilder reads one body")
-        shortcut = self._shortcut
-        if shortcut is not None and type(data) is bytes:
-            try:
-                taken = shortcut.read(data)
-            except ToolCallError as exc:
-                self._ended = f"the {type(exc).__name__} it raised ({exc})"
-                raise
-            if taken:
-                return self._taken_events()
         if type(data) is not bytes:
             data = _as_bytes(data, "feed() takes bytes")
-        head = self._head
-        if head is not None:
-            head += data[: ERROR_BODY_BYTES - len(head)]
-            if self._error_status is not None or self._answer:
-                return []
         try:
-            decoder = self._decoder
-            if decoder is None:
-                decoder = self._frame(data)
-                if decoder is None:
-                    return []
-                data, self._lead = bytes(self._lead), bytearray()
-            reader = self._reader
-            if len(data) <= _WINDOW:
-                if reader is not None:
-                    reader.read(decoder.feed(data))
-                else:
-                    self._read(decoder.feed(data))
-            else:
-                view = memoryview(data)
-                for start in range(0, len(data), _WINDOW):
-                    # A window after an error raises it, before anything after it is read.
-                    self._read(decoder.feed(bytes(view[start : start + _WINDOW])))
-                    if self._answer:
-                        break
-            if decoder.error is not None and not self._answer:
-                # The events before it are read: errors come in stream order. A body already
-                # shown to be an error answer is read as one, whatever follows its start.
-                raise decoder.error
+            shortcut = self._shortcut
+            if shortcut is None or not shortcut.read(data):
+                self._feed(data)
         except ToolCallError as exc:
             self._ended = f"the {type(exc).__name__} it raised ({exc})"
             raise
-        if head is not None and self._showed_a_stream():
-            self._head = None  # a stream: nothing more to keep
-        self._shortcut = self._next_shortcut()
-        return self._taken_events()
-
-    def _taken_events(self) -> list[Event]:
         events = self._events
         if not events:
             return []
         taken = events.copy()
         events.clear()
         return taken
+
+    def _feed(self, data: bytes) -> None:
+        """Read a slice the shortcut did not take, and learn the next shortcut."""
+        head = self._head
+        if head is not None:
+            head += data[: ERROR_BODY_BYTES - len(head)]
+            if self._error_status is not None or self._answer:
+                return
+        decoder = self._decoder
+        if decoder is None:
+            decoder = self._frame(data)
+            if decoder is None:
+                return
+            data, self._lead = bytes(self._lead), bytearray()
+        reader = self._reader
+        if len(data) <= _WINDOW:
+            if reader is not None:
+                reader.read(decoder.feed(data))
+            else:
+                self._read(decoder.feed(data))
+        else:
+            view = memoryview(data)
+            for start in range(0, len(data), _WINDOW):
+                # A window after an error raises it, before anything after it is read.
+                self._read(decoder.feed(bytes(view[start : start + _WINDOW])))
+                if self._answer:
+                    break
+        if decoder.error is not None and not self._answer:
+            # The events before it are read: errors come in stream order. A body already
+            # shown to be an error answer is read as one, whatever follows its start.
+            raise decoder.error
+        if head is not None and self._showed_a_stream():
+            self._head = None  # a stream: nothing more to keep
+        self._shortcut = self._next_shortcut()
 
     def _next_shortcut(self) -> Shortcut | None:
         """The shortcut for the next slice (`_shortcut`), once the body is a stream, the framing

@@ -273,14 +273,19 @@ class WireTemplate:
     same padding made nearly every padded event a miss, decoded in full and learned again.
     """
 
-    __slots__ = ("call", "pieces", "prefix", "start", "wire_index")
+    __slots__ = ("after", "call", "prefix", "start", "wire_index")
 
     def __init__(self, prefix: str, pieces: list[tuple[str, int | None]], wire_index: int) -> None:
         self.prefix = prefix
         self.start = len(prefix)
-        #: After the literal: fixed text, its length, then the hole that follows it (None after
-        #: the last, whose text stops short of the closing brace and the padding around it).
-        self.pieces = [(fixed, len(fixed), hole) for fixed, hole in pieces]
+        #: What follows the literal, as one pattern: each fixed text, then the hole after it
+        #: (none after the last, which stops short of the closing brace and its padding).
+        self.after = re.compile(
+            "".join(
+                re.escape(fixed) + ("" if hole is None else _HOLES[hole]) for fixed, hole in pieces
+            )
+            + _CLOSING
+        )
         self.wire_index = wire_index
         #: The call the fragment goes to, set by the reader that learned the template: a match
         #: appends to it directly (`Assembler.extend`), as nothing changed since it was learned.
@@ -299,28 +304,24 @@ class WireTemplate:
             fragment, at = scanstring(text, start)
         except ValueError:
             return None
-        if at - start - 1 != len(fragment) and holds_surrogate(fragment):
+        # A lone surrogate can only come from an escape, which makes the literal longer than
+        # what it decodes to, and is never ASCII.
+        if at - start - 1 != len(fragment) and not fragment.isascii() and holds_surrogate(fragment):
             return None  # full decoding refuses it, with the message both backends give
-        for fixed, length, hole in self.pieces:
-            if not text.startswith(fixed, at):
-                return None
-            at += length
-            if hole == STRING_HOLE:
-                try:
-                    ignored, end = scanstring(text, at)
-                except ValueError:
-                    return None
-                if end - at - 1 != len(ignored) and holds_surrogate(ignored):
-                    return None
-                at = end
-            elif hole == INTEGER_HOLE:
-                found = _SHORT_INTEGER.match(text, at)
-                if found is None:
-                    return None
-                at = found.end()
-        # What is left is the closing brace, with whitespace around it or not (a short slice:
-        # the padding).
-        return fragment if text[at:].strip(_PADDING) == "}" else None
+        return fragment if self.after.fullmatch(text, at) is not None else None
+
+
+#: A hole's pattern: a JSON string's rest after its opening quote, as the strict decoder reads
+#: it (no control character, only JSON's escapes, and no surrogate escape, which full decoding
+#: may refuse), or an integer both backends read alike (short of 19 digits, see
+#: `_json._integer`).
+_HOLES = {
+    STRING_HOLE: r'[^"\\\x00-\x1f]*'
+    r'(?:\\(?:["\\/bfnrt]|u(?![dD][89a-fA-F])[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*"',
+    INTEGER_HOLE: _SHORT_INTEGER.pattern,
+}
+#: The event's closing brace, with spaces and tabs around it or not (`_PADDING`).
+_CLOSING = r"[ \t]*\}[ \t]*"
 
 
 def wire_template(
@@ -352,7 +353,8 @@ def wire_template(
                 return None
         else:
             found = _SHORT_INTEGER.match(suffix, begin)
-            if found is None:
+            # Followed by a digit, it was longer than a short integer: no hole for it.
+            if found is None or suffix[found.end() : found.end() + 1].isdigit():
                 return None
             end = found.end()
         pieces.append((suffix[at:begin], kind))
