@@ -219,9 +219,11 @@ def writer(name: str = "auto") -> Dumps:
     with `ensure_ascii=False` and no spaces, so the text does not depend on what is installed.
     orjson writes three to six times faster and agrees on everything an object decoded here
     can hold (`_writes_like_stdlib` checks it once), except floats whose exponent is -5 to -9:
-    it writes `0.00001` and `1e-6` where Python's repr gives `1e-05` and `1e-06`. Output that
-    may hold one (`_may_hold_a_small_float`) is written again by the stdlib, a rare and merely
-    slower path.
+    it writes `0.00001` and `1e-6` where Python's repr gives `1e-05` and `1e-06`. And orjson
+    sets aside about fifteen times the UTF-8 size of a long string it writes, where the stdlib
+    needs its text once more. So an object that may hold such a float, or holds a string
+    longer than `_LONG_TEXT` (`_for_the_stdlib`), is written by the stdlib: a merely slower
+    path, as for reading (`_orjson_loads`).
     """
     if name == "stdlib":
         return _stdlib_dumps
@@ -236,31 +238,32 @@ def writer(name: str = "auto") -> Dumps:
 
 def _orjson_dumps(orjson_dumps: Callable[[Any], bytes]) -> Dumps:
     def dumps(value: dict[str, Any]) -> str:
+        looked = _for_the_stdlib(value)
+        if looked:
+            return _stdlib_dumps(value)
         try:
             written = orjson_dumps(value)
         except TypeError:  # orjson.JSONEncodeError: the stdlib gives its own error, or the text
             return _stdlib_dumps(value)
-        if _may_hold_a_small_float(value, written):
+        if looked is None and _may_hold_a_small_float(written):
             return _stdlib_dumps(value)
         return written.decode()
 
     return dumps
 
 
-#: Members of an arguments object looked at for a small float before the text is searched.
+#: Members of an arguments object looked at before it is written.
 _MEMBERS_LOOKED_AT = 4096
 
 
-def _may_hold_a_small_float(value: Any, written: bytes) -> bool:
-    """Whether `value`, written by orjson as `written`, may hold a float with exponent -5 to
-    -9, which orjson writes otherwise than the stdlib (`0.00001`, `1e-6`).
+def _for_the_stdlib(value: Any) -> bool | None:
+    """Whether `value` is for the stdlib's writer: it holds a float with exponent -5 to -9,
+    which orjson writes otherwise (`0.00001`, `1e-6`), or a string longer than `_LONG_TEXT`;
+    None when it has more than `_MEMBERS_LOOKED_AT` members, not all looked at.
 
-    The value is looked at first, member by member: arguments written whole are most often a
-    few members, some of them long strings, and their text holds `e-` all the time (`re-read`,
-    `one-time`), so searching the text found a float in nearly every call and had it written
-    a second time. Past `_MEMBERS_LOOKED_AT` members the text is searched instead, with the
-    cheap searches (a lone `-` is a `memchr`); what they find is written again, slower, never
-    different.
+    The value is looked at rather than the text searched: arguments written whole are most
+    often a few members, some of them long strings, and their text holds `e-` all the time
+    (`re-read`, `one-time`), so searching the text found a float in nearly every call.
     """
     stack = [value]
     looked_at = 0
@@ -271,12 +274,22 @@ def _may_hold_a_small_float(value: Any, written: bytes) -> bool:
             stack.extend(item.values())
         elif kind is list:
             stack.extend(item)
+        elif kind is str:
+            if len(item) > _LONG_TEXT:
+                return True
         elif kind is float and -1e-4 < item < 1e-4 and item != 0:
             return True
         looked_at += 1
         if looked_at > _MEMBERS_LOOKED_AT:
-            return (b"-" in written and b"e-" in written) or b".0000" in written
+            return None
     return False
+
+
+def _may_hold_a_small_float(written: bytes) -> bool:
+    """Whether text orjson wrote may hold a float with exponent -5 to -9, searched with the
+    cheap searches (a lone `-` is a `memchr`); what they find is written again, never
+    different."""
+    return (b"-" in written and b"e-" in written) or b".0000" in written
 
 
 @functools.cache
@@ -304,7 +317,7 @@ def _writes_like_stdlib(orjson_dumps: Callable[[Any], bytes]) -> bool:
     for probe in probes:
         value = {"k": [probe]}
         written = orjson_dumps(value)
-        if written.decode() != _stdlib_dumps(value) and not _may_hold_a_small_float(value, written):
+        if written.decode() != _stdlib_dumps(value) and not _for_the_stdlib(value):
             return False
     return True
 
