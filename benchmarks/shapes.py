@@ -39,9 +39,15 @@ class Stream:
         return [event + b"\n\n" for event in self.body.split(b"\n\n") if event]
 
 
-def argument_text(size: int, seed: int) -> str:
-    """A JSON object of about `size` characters with escapes and non-ASCII text in it."""
-    words = ["alpha", 'b\\"eta\\"', "gamma", "δέλτα", "上海", "line\\nbreak", "🧪", "re-read"]
+def argument_text(size: int, seed: int, *, astral: bool = True) -> str:
+    """A JSON object of about `size` characters with escapes and non-ASCII text in it.
+
+    `astral` puts an emoji among its words: one character outside the BMP makes Python store
+    four bytes a character for the whole `str`, so memory is also measured without it (a check
+    mark in its place), the way most text, code and prose outside chat, is held.
+    """
+    emoji = "🧪" if astral else "✓"
+    words = ["alpha", 'b\\"eta\\"', "gamma", "δέλτα", "上海", "line\\nbreak", emoji, "re-read"]
     body = []
     total = 0
     n = seed
@@ -91,13 +97,15 @@ def _stream(payloads: list[str], argument_bytes: int) -> Stream:
     return Stream(body.encode(), payloads, argument_bytes)
 
 
-def calls(count: int, size_per_call: int, *, obfuscation: bool = False) -> Stream:
+def calls(
+    count: int, size_per_call: int, *, obfuscation: bool = False, astral: bool = True
+) -> Stream:
     """`count` parallel calls whose fragments interleave round-robin (OpenAI's parallel calls)."""
     payloads = []
     pieces = []
     chars = 0
     for i in range(count):
-        text = argument_text(size_per_call, i)
+        text = argument_text(size_per_call, i, astral=astral)
         chars += len(text.encode())
         head = {
             "tool_calls": [
@@ -192,12 +200,12 @@ WIRES = ("chat", "responses", "anthropic", "gemini", "vertex", "ollama")
 WHOLE_CALL_WIRES = ("gemini", "ollama")
 
 
-def wire_call(wire: str, size: int) -> Stream:
+def wire_call(wire: str, size: int, *, astral: bool = True) -> Stream:
     """One call of `size` bytes of arguments on `wire` (one of `WIRES`; "vertex" is the gemini
     wire with Vertex's streamed `partialArgs`; "chat" has OpenAI's `obfuscation`)."""
     if wire == "chat":
-        return calls(1, size, obfuscation=True)
-    text = argument_text(size, 0)
+        return calls(1, size, obfuscation=True, astral=astral)
+    text = argument_text(size, 0, astral=astral)
     arguments = json.loads(text)
     payloads = _WIRE_SHAPES[wire](text, arguments)
     chars = len(text.encode())

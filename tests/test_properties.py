@@ -27,26 +27,14 @@ import toolcall
 import toolcall._json
 from toolcall import Assembler, ToolCall, ToolCallError, ToolCallFunction
 
+from .json_values import json_values as json_values_of
 from .outcomes import outcome
 
 FAST = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # -- strategies ------------------------------------------------------------------------------
 
-json_scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers(min_value=-(2**53), max_value=2**53)
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=8)
-)
-json_values = st.recursive(
-    json_scalars,
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
+json_values = json_values_of()
 argument_objects = st.dictionaries(st.text(max_size=6), json_values, max_size=4)
 NAMES = ["get_weather", "add", "search", "读取文件", "f"]
 

@@ -17,25 +17,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests import wire_bodies
+from tests.json_values import json_values
 from tests.outcomes import outcome
 from tests.wire_bodies import WIRES
 from toolcall import Event, TurnBuilder, TurnDone
 from toolcall.harness.event_check import event_problems
 
-scalars = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(-(2**53), 2**53),
-    st.floats(allow_nan=False, allow_infinity=False, width=32),
-    st.text(max_size=12),
-)
-values = st.recursive(
-    scalars,
-    lambda inner: (
-        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
+values = json_values(floats=st.floats(allow_nan=False, allow_infinity=False, width=32), text=12)
 names = st.from_regex(r"[a-z][a-z_]{0,10}", fullmatch=True)
 calls = st.lists(
     st.tuples(names, st.dictionaries(st.text(max_size=6), values, max_size=4)), max_size=4

@@ -23,26 +23,14 @@ from hypothesis import strategies as st
 
 import toolcall._stream
 from tests import wire_bodies
+from tests.json_values import json_values
 from tests.outcomes import outcome
 from toolcall import ToolCall, ToolCallFunction, TurnBuilder, TurnDone, assemble
 from toolcall._held import hold
 
 WHOLE_WIRES = ("gemini", "ollama")
 
-scalars = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(-(2**63), 2**64 - 1),
-    st.floats(allow_nan=False, allow_infinity=False),
-    st.text(max_size=12),
-)
-values = st.recursive(
-    scalars,
-    lambda inner: (
-        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=4)
-    ),
-    max_leaves=12,
-)
+values = json_values(integers=st.integers(-(2**63), 2**64 - 1), text=12, width=4, leaves=12)
 objects = st.dictionaries(st.text(max_size=6), values, max_size=5)
 
 

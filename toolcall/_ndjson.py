@@ -41,17 +41,20 @@ class NDJSONDecoder:
         buf += data
         out: list[str] = []
         taken = 0
-        while True:
-            end = buf.find(b"\n", start)
-            if end < 0:
-                break
-            if end - taken > self._limit:
-                self.error = self._too_long()
-                break
-            self._line(bytes(buf[taken:end]), out)
-            if self.error is not None:
-                break
-            taken = start = end + 1
+        # Each line is decoded from a view of the buffer: a slice and its bytes were two more
+        # copies of a megabyte line (an Ollama call whole) beside the buffer and the text.
+        with memoryview(buf) as view:
+            while True:
+                end = buf.find(b"\n", start)
+                if end < 0:
+                    break
+                if end - taken > self._limit:
+                    self.error = self._too_long()
+                    break
+                self._line(view[taken:end], out)
+                if self.error is not None:
+                    break
+                taken = start = end + 1
         del buf[:taken]
         if self.error is None and len(buf) > self._limit:
             self.error = self._too_long()
@@ -80,10 +83,10 @@ class NDJSONDecoder:
             raise self.error  # a last line that is not UTF-8 is refused as any other line is
         return out
 
-    def _line(self, raw: bytes, out: list[str]) -> None:
+    def _line(self, raw: bytes | memoryview, out: list[str]) -> None:
         self._lines += 1
         try:
-            text = raw.decode("utf-8")
+            text = str(raw, "utf-8")
         except UnicodeDecodeError as exc:
             self.error = StreamError(f"line {self._lines} is not UTF-8: {exc.reason}")
             return
