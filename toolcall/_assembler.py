@@ -279,10 +279,8 @@ class Assembler:
             text = write(value)
         except (ValueError, TypeError, RecursionError) as exc:
             raise StreamError(f"arguments cannot be written as JSON: {exc}", index=number) from None
-        if not fresh:
-            self.extend(call, text)
-            return
-        call.value = value
+        if fresh:
+            call.value = value  # before the text goes in: the watcher reads it
         self.extend(call, text)
 
     def spend_text(self, size: int, what: str, call: CallState | None = None) -> None:

@@ -26,7 +26,6 @@ class CallState:
         "name_chars",
         "name_parts",
         "parts",
-        "read",
         "resend_at",
         "type",
         "unwritten",

@@ -117,8 +117,10 @@ class TurnBuilder:
         self._templates = True
         # The wire's reader, made when the first event says which wire it is.
         self._reader: WireReader | None = None
-        # An event like the last, taken from its bytes in one step (`_shortcut`).
+        # An event like the last, taken from its bytes in one step (`_shortcut`), and the
+        # template the reader said would follow after the last event read the ordinary way.
         self._shortcut: Shortcut | None = None
+        self._template_before: object = None
         # The body is an error answer, not a stream: nothing more is read, finish() raises.
         self._answer = False
         # None while the builder reads; once it is done, what ended it, for the UsageError.
@@ -190,12 +192,20 @@ class TurnBuilder:
 
     def _next_shortcut(self) -> Shortcut | None:
         """The shortcut for the next slice (`_shortcut`), once the body is a stream, the framing
-        can say how its last event was framed and the reader which template follows."""
+        can say how its last event was framed and the reader which template follows.
+
+        Only a template that came back after two events read the ordinary way gets one: where
+        each event is another call's (parallel calls interleaved on chat), a shortcut made
+        after every event would miss every next one, and making it cost more than the event.
+        """
         reader, decoder = self._reader, self._decoder
         if reader is None or decoder is None or self._head is not None or self._answer:
             return None
         template = reader.next_template()
         if template is None:
+            return None
+        if template is not self._template_before:
+            self._template_before = template
             return None
         envelope = decoder.envelope()
         if envelope is None:
