@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests import wire_bodies
-from tests.outcomes import outcome
+from tests.outcomes import chunk, outcome, sse
 from tests.wire_bodies import WIRES
 from toolcall import LimitExceeded, StreamError, TurnBuilder, _sse
 
@@ -160,3 +160,44 @@ def test_chat_text_and_arguments_take_the_shortcut_too() -> None:
     assert reference[0] == "turn"
     assert outcome(slices(body)) == reference
     assert outcome(slices(body), events=False) == outcome(body, templates=False, events=False)
+
+
+def interleaved_chat(calls: int, fragments: int) -> list[bytes]:
+    """`calls` parallel calls taking turns, one fragment each, as OpenAI streams them."""
+    opens = [
+        chunk({"index": n, "id": f"call_{n}", "type": "function", "function": {"name": f"t{n}"}})
+        for n in range(calls)
+    ]
+    pieces = [
+        chunk({"index": n, "function": {"arguments": '{"a": "' if i == 0 else "xy"}})
+        for i in range(fragments)
+        for n in range(calls)
+    ]
+    ends = [chunk({"index": n, "function": {"arguments": '"}'}}) for n in range(calls)]
+    body = sse(*opens, *pieces, *ends, chunk(finish="tool_calls"))
+    return slices(body)
+
+
+def test_parallel_calls_taking_turns_take_the_shortcut_in_turn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Counted: eight calls taking turns, fed chunk by chunk, go through the decoder only
+    until each call's template has come back once; then the one that followed last time is
+    taken, and the turn is the one full decoding gives."""
+    fed: list[bytes] = []
+    original = _sse.SSEDecoder.feed
+
+    def counting(self: _sse.SSEDecoder, data: bytes) -> list[str]:
+        fed.append(data)
+        return original(self, data)
+
+    pieces = interleaved_chat(8, 200)
+    assert outcome(pieces) == outcome(b"".join(pieces), templates=False)
+    monkeypatch.setattr(_sse.SSEDecoder, "feed", counting)
+    builder = TurnBuilder(events=False)
+    for piece in pieces:
+        builder.feed(piece)
+    (done,) = builder.finish()
+    assert [len(a["a"]) for a in done.turn.arguments] == [398] * 8  # type: ignore[index]
+    assert len(pieces) > 1600
+    assert len(fed) < 60, f"{len(fed)} of {len(pieces)} chunks went through the decoder"

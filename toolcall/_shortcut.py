@@ -20,7 +20,7 @@ the next shortcut.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 
 class Template(Protocol):
@@ -42,7 +42,7 @@ class Shortcut:
         self,
         envelope: tuple[bytes, bytes],
         template: Template,
-        take: Callable[[str], None],
+        take: Callable[[Any, str], bool],
         passed: Callable[[int], None],
         limit: int,
     ) -> None:
@@ -57,23 +57,24 @@ class Shortcut:
         self.passed = passed
         self.limit = limit
 
-    def read(self, data: bytes) -> bool:
-        """Take `data` if it is one whole event with the envelope learned; else False, and
-        nothing was read."""
+    def read(self, data: bytes) -> bool | None:
+        """Take `data` if it is one whole event with the envelope learned, and say whether the
+        template that most likely follows changed (`take`); None, and nothing was read, if it
+        is not such an event."""
         if not data.startswith(self.head) or not data.endswith(self.tail):
-            return False
+            return None
         if len(data) > self.limit:
-            return False
+            return None
         # No line end can hide between the two: a template match leaves none anywhere (its
         # literals are JSON strings, its fixed text came from one line, and the whitespace it
         # lets vary is spaces and tabs), so a match is one line, one event.
         try:
             rest = data[self.start : len(data) - self.end].decode()
         except UnicodeDecodeError:
-            return False
-        fragment = self.template.rest(rest, 0)
+            return None
+        template = self.template
+        fragment = template.rest(rest, 0)
         if fragment is None:
-            return False
+            return None
         self.passed(len(data))
-        self.take(fragment)
-        return True
+        return self.take(template, fragment)

@@ -22,7 +22,7 @@ from ._assembler import (
 from ._errors import StreamError, ToolCallError, UsageError, shown
 from ._events import Event, TurnDone
 from ._json import Refused, backend, writer
-from ._shortcut import Shortcut
+from ._shortcut import Shortcut, Template
 from ._sse import DEFAULT_MAX_EVENT_CHARS
 from ._turn import Turn, end_turn
 from ._watch import CallWatcher
@@ -38,6 +38,10 @@ from ._wires import (
 )
 
 _WINDOW = 64 * 1024
+#: Shortcuts a builder keeps, one per template, and the longest template prefix it keeps one
+#: for (`_next_shortcut`): together they bound what the shortcuts hold, whatever the stream.
+_SHORTCUTS_KEPT = 256
+_PREFIX_KEPT = 2048
 
 
 class TurnBuilder:
@@ -117,10 +121,10 @@ class TurnBuilder:
         self._templates = True
         # The wire's reader, made when the first event says which wire it is.
         self._reader: WireReader | None = None
-        # An event like the last, taken from its bytes in one step (`_shortcut`), and the
-        # template the reader said would follow after the last event read the ordinary way.
+        # An event like the last, taken from its bytes in one step (`_shortcut`).
         self._shortcut: Shortcut | None = None
-        self._template_before: object = None
+        # Shortcuts by the template they take events by; None for a template named once.
+        self._shortcuts: dict[Template, Shortcut | None] = {}
         # The body is an error answer, not a stream: nothing more is read, finish() raises.
         self._answer = False
         # None while the builder reads; once it is done, what ended it, for the UsageError.
@@ -144,8 +148,11 @@ class TurnBuilder:
             data = _as_bytes(data, "feed() takes bytes")
         try:
             shortcut = self._shortcut
-            if shortcut is None or not shortcut.read(data):
+            changed = None if shortcut is None else shortcut.read(data)
+            if changed is None:
                 self._feed(data)
+            elif changed:
+                self._shortcut = self._next_shortcut()
         except ToolCallError as exc:
             self._ended = f"the {type(exc).__name__} it raised ({exc})"
             raise
@@ -194,26 +201,34 @@ class TurnBuilder:
         """The shortcut for the next slice (`_shortcut`), once the body is a stream, the framing
         can say how its last event was framed and the reader which template follows.
 
-        Only a template that came back after two events read the ordinary way gets one: where
-        each event is another call's (parallel calls interleaved on chat), a shortcut made
-        after every event would miss every next one, and making it cost more than the event.
+        A template gets one the second time it is named, and keeps it: where each event is
+        another call's (parallel calls taking turns on chat), the reader names each call's
+        template in turn, and making a shortcut every time cost more than the event. At most
+        `_SHORTCUTS_KEPT` are kept, for prefixes of at most `_PREFIX_KEPT` characters (the
+        envelope of a fragment is a few hundred), so a stream that never repeats itself, or
+        whose envelopes are huge, makes them hold little.
         """
         reader, decoder = self._reader, self._decoder
         if reader is None or decoder is None or self._head is not None or self._answer:
             return None
         template = reader.next_template()
-        if template is None:
-            return None
-        if template is not self._template_before:
-            self._template_before = template
+        if template is None or len(template.prefix) > _PREFIX_KEPT:
             return None
         envelope = decoder.envelope()
         if envelope is None:
             return None
-        shortcut = self._shortcut
-        if shortcut is not None and shortcut.template is template and shortcut.envelope == envelope:
+        kept = self._shortcuts
+        shortcut = kept.get(template)
+        if shortcut is not None and shortcut.envelope == envelope:
             return shortcut
-        return Shortcut(envelope, template, reader.take, decoder.passed, self._max_event_chars)
+        if len(kept) >= _SHORTCUTS_KEPT:
+            kept.clear()
+        if template not in kept:
+            kept[template] = None
+            return None
+        shortcut = Shortcut(envelope, template, reader.take, decoder.passed, self._max_event_chars)
+        kept[template] = shortcut
+        return shortcut
 
     def _frame(self, data: bytes) -> Decoder | None:
         """The decoder of the body's framing, once its first byte that is not whitespace has

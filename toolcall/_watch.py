@@ -49,12 +49,14 @@ class CallWatcher:
         reported (the assembler leaves it out of the turn too), so the call reported done, the
         deltas before it and the call in `TurnDone` all say the same.
         """
-        if call.index not in self._started:
-            if not call.name_parts:
-                return  # held until the call is named (`named`): no delta before its start
-            self._start(call)
         closer = call.closer
         if closer is None:
+            # A call's closer is made once it is reported started: only a call without one
+            # may still need its start.
+            if call.index not in self._started:
+                if not call.name_parts:
+                    return  # held until the call is named (`named`): no delta before its start
+                self._start(call)
             closer = call.closer = ObjectCloser()
             if fragment[-1] == "}" and call.chars == len(fragment) and call.name_parts:
                 # A whole call in one chunk (Grok, Gemini, GLM): parsing it settles whether it

@@ -130,11 +130,14 @@ class WireReader:
         (`_shortcut`): the one learned from the event before, while the turn goes on."""
         return self._template if self.second_generation is None else None
 
-    def take(self, fragment: str) -> None:
-        """An event the builder matched against `next_template()`, read as `read` reads it."""
+    def take(self, template: WireTemplate, fragment: str) -> bool:
+        """An event the builder matched against `next_template()`, read as `read` reads it;
+        True when the template that most likely follows changed (never, here: it is the
+        same one until an event is read the ordinary way)."""
         self.chunks += 1
         if fragment:
-            self.assembler.extend(self._template.call, fragment)  # type: ignore[union-attr,arg-type]
+            self.assembler.extend(template.call, fragment)  # type: ignore[arg-type]
+        return False
 
     def event(self, event: dict[str, Any]) -> None:
         """Read one decoded event."""

@@ -53,6 +53,8 @@ class ChatReader(WireReader):
         self.templates: dict[str, FragmentTemplate] = {}
         self.prefix_lengths: list[int] = []
         self.last_template: FragmentTemplate | None = None
+        # The last chunk matched another template than the chunk before it did.
+        self.switched = False
 
     def read(self, payloads: list[str]) -> None:
         """Take the data payloads of consecutive SSE events."""
@@ -64,6 +66,8 @@ class ChatReader(WireReader):
             fragment = template.match(text)
             if fragment is None:
                 template, fragment = self._another_template(text, template)
+            else:
+                self.switched = False
             if fragment is not None:
                 self.chunks += 1
                 if template.kind != ARGUMENTS:
@@ -75,19 +79,28 @@ class ChatReader(WireReader):
         self._read(payloads)
 
     def next_template(self) -> FragmentTemplate | None:
-        """The template of the chunk before, which the next most likely repeats."""
-        return self.last_template
-
-    def take(self, fragment: str) -> None:
-        """A chunk the builder matched against `next_template()`, read as `read` reads it."""
-        self.chunks += 1
+        """The template the next chunk most likely matches: the one of the chunk before, or,
+        when that chunk went to another call than the one before it (parallel calls take
+        turns), the template that followed it last time."""
         template = self.last_template
-        assert template is not None
+        if self.switched and template is not None and template.following is not None:
+            return template.following
+        return template
+
+    def take(self, template: FragmentTemplate, fragment: str) -> bool:  # type: ignore[override]
+        """A chunk the builder matched against `next_template()`, read as `read` reads it;
+        True when the template changed, and with it the one that most likely follows."""
+        self.chunks += 1
+        switched = template is not self.last_template
+        if switched:
+            self.last_template = template
+        self.switched = switched
         if template.kind != ARGUMENTS:
             if fragment:
                 self._text(fragment, template.kind)
-            return
-        self.assembler.append_arguments(template.wire_index, fragment, template.call_type)
+        else:
+            self.assembler.append_arguments(template.wire_index, fragment, template.call_type)
+        return switched
 
     def _read(self, payloads: list[str]) -> None:
         loads = self.loads
@@ -100,6 +113,8 @@ class ChatReader(WireReader):
                 fragment = template.match(text)
                 if fragment is None:
                     template, fragment = self._another_template(text, template)
+                else:
+                    self.switched = False
                 if fragment is not None:
                     if template.kind == ARGUMENTS:
                         feed_fragment(template.wire_index, fragment, template.call_type)
@@ -185,6 +200,7 @@ class ChatReader(WireReader):
             fragment = following.match(text)
             if fragment is not None:
                 self.last_template = following
+                self.switched = True
                 return following, fragment
         for length in self.prefix_lengths:
             found = self.templates.get(text[:length])
@@ -192,6 +208,7 @@ class ChatReader(WireReader):
                 fragment = found.match(text)
                 if fragment is not None:
                     self.last_template = tried.following = found
+                    self.switched = True
                     return found, fragment
                 break
         return tried, None
@@ -278,6 +295,7 @@ class ChatReader(WireReader):
         if len(template.prefix) not in self.prefix_lengths:
             self.prefix_lengths.append(len(template.prefix))
         self.last_template = template
+        self.switched = False
 
     def _check_single_choice(self, choices: list[Any]) -> None:
         indices = [c.get("index", 0) if isinstance(c, dict) else c for c in choices]
