@@ -201,3 +201,24 @@ def test_parallel_calls_taking_turns_take_the_shortcut_in_turn(
     assert [len(a["a"]) for a in done.turn.arguments] == [398] * 8  # type: ignore[index]
     assert len(pieces) > 1600
     assert len(fed) < 60, f"{len(fed)} of {len(pieces)} chunks went through the decoder"
+
+
+def test_a_stream_whose_envelopes_never_repeat_keeps_few_shortcuts() -> None:
+    """Each event with an envelope of its own (a member named anew every time) is a template
+    named once: the builder keeps a bounded number of them, and reads the stream as full
+    decoding does."""
+    pieces = anthropic_call(2000)
+    varied = [
+        piece.replace(b'"index": 0,', b'"index": 0, "n%d": 0,' % n, 1)
+        if b"input_json_delta" in piece
+        else piece
+        for n, piece in enumerate(pieces)
+    ]
+    deltas = [piece for piece in varied if b"input_json_delta" in piece]
+    assert len(set(deltas)) == len(deltas) > 2000
+    builder = TurnBuilder(events=False)
+    for piece in varied:
+        builder.feed(piece)
+    builder.finish()
+    assert 0 < len(builder._shortcuts) <= 256
+    assert outcome(varied) == outcome(b"".join(varied), templates=False)
