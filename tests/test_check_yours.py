@@ -55,6 +55,19 @@ def environment(**extra: str) -> dict[str, str]:
     return {**env, **extra}
 
 
+def run_pytest(folder: Path, command: list[str]) -> subprocess.CompletedProcess[str]:
+    """A user's pytest run in `folder`, with the checkout's suite as the installed package's."""
+    return subprocess.run(
+        command,
+        cwd=folder,
+        env=environment(TOOLCALL_ROOT=str(ROOT)),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
 def test_the_plugin_recipe_fails_a_naive_assembler_one_line_per_case(tmp_path: Path) -> None:
     (tmp_path / "my_project.py").write_text(MY_PROJECT)
     test_file = blocks("python", "the pytest plugin")
@@ -63,15 +76,7 @@ def test_the_plugin_recipe_fails_a_naive_assembler_one_line_per_case(tmp_path: P
     (command,) = commands(blocks("sh", "the pytest plugin"))
     assert command == f"pytest -q {name}"
     # The packaged suite, as an installed wheel would carry it: here the checkout's.
-    done = subprocess.run(
-        [sys.executable, "-m", *command.split(), "-p", "no:cacheprovider"],
-        cwd=tmp_path,
-        env=environment(TOOLCALL_ROOT=str(ROOT)),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = run_pytest(tmp_path, [sys.executable, "-m", *command.split(), "-p", "no:cacheprovider"])
     out = done.stdout
     assert done.returncode == 1, out[-3000:] + done.stderr
     failed = [line for line in out.splitlines() if line.startswith("FAILED ")]
@@ -118,15 +123,7 @@ def test_an_assembler_of_one_wire_takes_only_its_cases(tmp_path: Path) -> None:
     Anthropic, the events are there and a right assembler passes them all, cut-off variants
     included; the chunks are refused with a message, not handed over empty."""
     (tmp_path / "test_anthropic.py").write_text(ANTHROPIC_PROJECT)
-    done = subprocess.run(
-        [*PYTEST, "test_anthropic.py", "--toolcall-wire=anthropic", "-rf"],
-        cwd=tmp_path,
-        env=environment(TOOLCALL_ROOT=str(ROOT)),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    done = run_pytest(tmp_path, [*PYTEST, "test_anthropic.py", "--toolcall-wire=anthropic", "-rf"])
     out = done.stdout
     assert done.returncode == 1, out[-3000:] + done.stderr
     # The four Anthropic recordings and the cut-off variant of each, in both tests.

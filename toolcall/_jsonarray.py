@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 
-from ._errors import LimitExceeded, StreamError, ToolCallError, check_limit
+from ._documents import DocumentDecoder
+from ._errors import LimitExceeded, StreamError, ToolCallError
 from ._sse import DEFAULT_MAX_EVENT_CHARS
 
 _OUTSIDE = re.compile(rb'["{}\[\]]')
@@ -22,13 +23,14 @@ _WHITESPACE = b" \t\r\n"
 _BOM = b"\xef\xbb\xbf"
 
 
-class JSONArrayDecoder:
+class JSONArrayDecoder(DocumentDecoder):
     """Splits a JSON-array body into its elements; the interface of `SSEDecoder` (`feed`,
-    `close`, `error`), and `end_absent` when the array never closed."""
+    `close`, `error`), and `end_absent` when the array never closed. An element's envelope is
+    the comma and whitespace around it, which no slice repeats as a socket hands it over, so
+    it gives none to take an event by (`DocumentDecoder.envelope`)."""
 
     def __init__(self, *, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS) -> None:
-        self._limit = check_limit("max_event_chars", max_event_chars)
-        self._buf = bytearray()
+        super().__init__(max_event_chars=max_event_chars)
         self._at = 0  # where the scan goes on in `_buf`
         self._start = -1  # where the element in progress began in `_buf`; -1 between elements
         self._depth = 0
@@ -38,14 +40,6 @@ class JSONArrayDecoder:
         self._want = "value or end"  # after `[`; then "comma or end", or "value" after a comma
         self._elements = 0
         self._offset = 0  # bytes dropped from the front of `_buf`
-        #: The error that stopped decoding; the elements before it were returned first.
-        self.error: ToolCallError | None = None
-        #: A JSON array has no comments and no blank line to miss; kept so a builder reads
-        #: every decoder alike.
-        self.comment_count = 0
-        self.unterminated_final_event = False
-        #: What the body never sent that ends this framing (its closing `]`), once it ended.
-        self.end_absent: str | None = None
 
     def feed(self, data: bytes) -> list[str]:
         if self.error is not None:
@@ -68,14 +62,6 @@ class JSONArrayDecoder:
         if self.error is None and self._start >= 0 and len(buf) > self._limit:
             self.error = self._too_long()
         return out
-
-    def envelope(self) -> tuple[bytes, bytes] | None:
-        """None: an element's envelope is the comma and whitespace around it, which no slice
-        repeats as a socket hands it over, so no event is taken without this decoder."""
-        return None
-
-    def passed(self, size: int) -> None:
-        """Never called, as `envelope` gives nothing to take an event by (`_shortcut`)."""
 
     def close(self) -> list[str]:
         """End of body: an element cut off is an error; an array never closed is reported."""

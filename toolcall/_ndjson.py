@@ -12,23 +12,17 @@ however the body is split.
 
 from __future__ import annotations
 
-from ._errors import LimitExceeded, StreamError, ToolCallError, check_limit
+from ._documents import DocumentDecoder
+from ._errors import LimitExceeded, StreamError
 from ._sse import DEFAULT_MAX_EVENT_CHARS
 
 
-class NDJSONDecoder:
+class NDJSONDecoder(DocumentDecoder):
     """Splits a body into its lines; the interface of `SSEDecoder` (`feed`, `close`, `error`)."""
 
     def __init__(self, *, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS) -> None:
-        self._limit = check_limit("max_event_chars", max_event_chars)
-        self._buf = bytearray()
+        super().__init__(max_event_chars=max_event_chars)
         self._lines = 0
-        #: The error that stopped decoding; the lines before it were returned first.
-        self.error: ToolCallError | None = None
-        #: NDJSON has no comments nor a closing mark; kept so a builder reads every decoder alike.
-        self.comment_count = 0
-        self.unterminated_final_event = False
-        self.end_absent: str | None = None
 
     def feed(self, data: bytes) -> list[str]:
         if self.error is not None:
