@@ -60,7 +60,6 @@ class SSEDecoder:
         "_buf",
         "_cr",
         "_decode",
-        "_envelope_end",
         "_held",
         "_last",
         "_limit",
@@ -91,10 +90,9 @@ class SSEDecoder:
         # Nothing is held (no bytes of a character, no text of an event): the next slice starts
         # a new event, so one that is exactly one `data: ` line can skip the general path.
         self._at_boundary = True
-        # The last slice, when it was one event taken by the fast path, and where its payload
-        # began: its envelope, for the builder's shortcut (`envelope`).
+        # The last slice, when it was one event taken by the fast path: its envelope, for the
+        # builder's shortcut (`envelope`).
         self._last: bytes | None = None
-        self._envelope_end = 0
         self.comments: list[str] = []
         self.comment_count = 0
         self.error: StreamError | None = None
@@ -134,7 +132,6 @@ class SSEDecoder:
                     self._offset += len(data)
                     self._started = True
                     self._last = data
-                    self._envelope_end = start + 6
                     return [payload]
         self._at_boundary = False
         self._last = None
@@ -150,7 +147,10 @@ class SSEDecoder:
         last = self._last
         if last is None or not self._at_boundary or self.error is not None:
             return None
-        return last[: self._envelope_end], b"\n\n"
+        # The fast path took it: a `data: ` line, after one `event:` line or not.
+        line = last.find(b"\n")
+        start = 0 if line == len(last) - 2 else line + 1
+        return last[: start + 6], b"\n\n"
 
     def passed(self, size: int) -> None:
         """A slice of `size` bytes was one event read without this decoder (`_shortcut`): it

@@ -56,28 +56,6 @@ class ChatReader(WireReader):
         # The last chunk matched another template than the chunk before it did.
         self.switched = False
 
-    def read(self, payloads: list[str]) -> None:
-        """Take the data payloads of consecutive SSE events."""
-        template = self.last_template
-        if template is not None and len(payloads) == 1:
-            # One event per read, as a socket delivers them, most often the next fragment or
-            # piece of text: taken before the general loop sets itself up.
-            text = payloads[0]
-            fragment = template.match(text)
-            if fragment is None:
-                template, fragment = self._another_template(text, template)
-            else:
-                self.switched = False
-            if fragment is not None:
-                self.chunks += 1
-                if template.kind != ARGUMENTS:
-                    if fragment:
-                        self._text(fragment, template.kind)
-                    return
-                self.assembler.append_arguments(template.wire_index, fragment, template.call_type)
-                return
-        self._read(payloads)
-
     def next_template(self) -> FragmentTemplate | None:
         """The template the next chunk most likely matches: the one of the chunk before, or,
         when that chunk went to another call than the one before it (parallel calls take
@@ -102,7 +80,9 @@ class ChatReader(WireReader):
             self.assembler.append_arguments(template.wire_index, fragment, template.call_type)
         return switched
 
-    def _read(self, payloads: list[str]) -> None:
+    def read(self, payloads: list[str]) -> None:
+        """Take the data payloads of consecutive SSE events. A live socket's single event is
+        most often taken before it gets here, by the builder's shortcut (`next_template`)."""
         loads = self.loads
         feed = self.assembler.feed
         feed_fragment = self.assembler.append_arguments
