@@ -9,7 +9,6 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -174,19 +173,16 @@ def test_the_serve_recipe_streams_a_providers_cassette() -> None:
     server = subprocess.Popen(
         ["bash", "-c", "exec " + serve.removesuffix("&").strip().replace("8765", port)],
         cwd=ROOT,
-        env=environment(),
-        stdout=subprocess.DEVNULL,
+        env=environment(PYTHONUNBUFFERED="1"),
+        stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        text=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", int(port))) == 0:
-                    break
-            assert server.poll() is None, server.stderr.read() if server.stderr else ""
-            assert time.monotonic() < deadline, "toolcall serve did not start"
-            time.sleep(0.2)
+        # serve says where it serves once it listens, or ends (and the line is empty).
+        assert server.stdout is not None and server.stderr is not None
+        announced = server.stdout.readline()
+        assert announced.startswith("toolcall serve: http://"), announced or server.stderr.read()
         done = subprocess.run(
             ["bash", "-c", curl.replace("8765", port)],
             cwd=ROOT,

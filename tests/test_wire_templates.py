@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.outcomes import BACKENDS, outcome
-from toolcall import TurnBuilder, TurnDone
+from toolcall import Turn, TurnBuilder, TurnDone
 from toolcall._wires.anthropic import AnthropicReader
 
 
@@ -51,10 +51,9 @@ def pieces(text: str) -> list[str]:
     return [json.dumps(text[i : i + 3]) for i in range(0, len(text), 3)]
 
 
-def test_repeated_envelopes_are_decoded_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    arguments = '{"city": "Zürich", "note": "a \\"quoted\\" word"}'
-    payloads = [start(1), *(delta(1, p) for p in pieces(arguments))]
-    builder = TurnBuilder(wire="anthropic", events=False)
+def decoding_counted(wire: str, whole: bytes) -> tuple[Turn, list[str]]:
+    """The turn of `whole` on `wire`, and the event texts decoded in full to get it."""
+    builder = TurnBuilder(wire=wire, events=False)
     decoded: list[str] = []
     loads = builder._loads
 
@@ -62,39 +61,32 @@ def test_repeated_envelopes_are_decoded_once(monkeypatch: pytest.MonkeyPatch) ->
         decoded.append(text)
         return loads(text)
 
-    builder._loads = counting
-    builder.feed(body(payloads))
+    builder._loads = counting  # type: ignore[method-assign]
+    builder.feed(whole)
     done = builder.finish()[-1]
     assert isinstance(done, TurnDone)
-    turn = done.turn
+    return done.turn, decoded
+
+
+def test_repeated_envelopes_are_decoded_once() -> None:
+    arguments = '{"city": "Zürich", "note": "a \\"quoted\\" word"}'
+    payloads = [start(1), *(delta(1, p) for p in pieces(arguments))]
+    turn, decoded = decoding_counted("anthropic", body(payloads))
     assert turn.arguments == (json.loads(arguments),)
     # message_start, content_block_start, the first delta, content_block_stop, message_delta,
     # message_stop.
     assert len(decoded) == 6
 
 
-def test_envelopes_padded_with_varying_whitespace_are_decoded_once(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_envelopes_padded_with_varying_whitespace_are_decoded_once() -> None:
     """Anthropic pads its events with 0 to 15 spaces before the closing brace, a different
     number each time (cassettes/wires/anthropic/*padded*): the padding is no reason to decode."""
     arguments = '{"city": "Zürich", "note": "a \\"quoted\\" word"}'
     pads = [" " * (n * 7 % 16) for n in range(len(pieces(arguments)))]
     split = zip(pieces(arguments), pads, strict=True)
     payloads = [start(1), *(delta(1, p, pad) for p, pad in split)]
-    builder = TurnBuilder(wire="anthropic", events=False)
-    decoded: list[str] = []
-    loads = builder._loads
-
-    def counting(text: str) -> Any:
-        decoded.append(text)
-        return loads(text)
-
-    monkeypatch.setattr(builder, "_loads", counting)
-    builder.feed(body(payloads))
-    done = builder.finish()[-1]
-    assert isinstance(done, TurnDone)
-    assert done.turn.arguments == (json.loads(arguments),)
+    turn, decoded = decoding_counted("anthropic", body(payloads))
+    assert turn.arguments == (json.loads(arguments),)
     assert len(set(pads)) > 5
     # message_start, content_block_start, the first delta, content_block_stop, message_delta,
     # message_stop: as many as without the padding.
@@ -173,27 +165,14 @@ def responses_delta(
     )
 
 
-def test_responses_deltas_differing_in_unread_members_are_decoded_once(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_responses_deltas_differing_in_unread_members_are_decoded_once() -> None:
     arguments = '{"city": "Zürich"}'
     payloads = [
         responses_delta(p, json.dumps("x" * (n % 5)), str(n + 2))
         for n, p in enumerate(pieces(arguments))
     ]
-    builder = TurnBuilder(wire="responses", events=False)
-    decoded: list[str] = []
-    loads = builder._loads
-
-    def counting(text: str) -> Any:
-        decoded.append(text)
-        return loads(text)
-
-    monkeypatch.setattr(builder, "_loads", counting)
-    builder.feed(responses_body(payloads))
-    done = builder.finish()[-1]
-    assert isinstance(done, TurnDone)
-    assert done.turn.arguments == (json.loads(arguments),)
+    turn, decoded = decoding_counted("responses", responses_body(payloads))
+    assert turn.arguments == (json.loads(arguments),)
     # response.created, output_item.added, the first delta, response.completed.
     assert len(decoded) == 4
 
