@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import tracemalloc
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 import toolcall
+from tests import wire_bodies
 from toolcall import (
     ProviderError,
     StreamError,
@@ -610,3 +612,21 @@ def test_extra_content_that_is_not_an_object_is_a_stream_error() -> None:
     head["extra_content"] = "sig"
     with pytest.raises(toolcall.StreamError, match="extra_content must be an object"):
         toolcall.assemble(sse(chunk(calls_delta(head)), chunk(finish="tool_calls")))
+
+
+@pytest.mark.parametrize("wire", ["chat", "responses", "anthropic"])
+def test_a_body_fed_in_one_slice_is_read_where_it_is_not_copied(wire: str) -> None:
+    """Replay hands a whole body over in one slice, which is also the slice that shows the
+    framing: it is read in place, while a copy kept for detecting the framing was twice the
+    body. Counted by tracemalloc, not timed."""
+    body = wire_bodies.body(wire, [("write", {"text": "plain words, " * 40_000})])
+    tracemalloc.start()
+    try:
+        builder = TurnBuilder(events=False, wire=wire)
+        builder.feed(body)
+        builder.finish()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # The call's text, in its loosely joined parts, is a quarter of this body or less.
+    assert peak < len(body) / 2

@@ -175,7 +175,8 @@ class TurnBuilder:
             decoder = self._frame(data)
             if decoder is None:
                 return
-            data, self._lead = bytes(self._lead), bytearray()
+            if self._lead:
+                data, self._lead = bytes(self._lead), bytearray()
         reader = self._reader
         if len(data) <= _WINDOW:
             if reader is not None:
@@ -232,10 +233,17 @@ class TurnBuilder:
 
     def _frame(self, data: bytes) -> Decoder | None:
         """The decoder of the body's framing, once its first byte that is not whitespace has
-        come (`_wires.framing_of`); None before."""
-        since = len(self._lead)
-        self._lead += data
-        framing = framing_of(self._wire, self._lead, since)
+        come (`_wires.framing_of`); None before. Bytes wait in `_lead` only while it has not:
+        the slice that shows it is read as it came, not copied (it may be a whole body)."""
+        lead = self._lead
+        if lead:
+            since = len(lead)
+            lead += data
+            framing = framing_of(self._wire, lead, since)
+        else:
+            framing = framing_of(self._wire, data)
+            if framing is None:
+                lead += data
         return None if framing is None else self._use(framing)
 
     def _use(self, framing: str) -> Decoder:
