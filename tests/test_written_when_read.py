@@ -2,7 +2,7 @@
 only when `function.arguments` is first read, and nothing else about the turn changes.
 
 Counted, not timed: the writer is wrapped to count its calls. The limits are checked against the
-same turn read with events on, where the text is written at once (an `ArgumentsDelta` carries
+same turn read with the partial view on, where the text is written at once (the view reads
 it): both must give one verdict for any arguments and any `max_argument_chars`, though one
 counts a bound and the other the text.
 """
@@ -25,7 +25,16 @@ import toolcall._stream
 from tests import wire_bodies
 from tests.json_values import json_values
 from tests.outcomes import outcome
-from toolcall import ToolCall, ToolCallFunction, TurnBuilder, TurnDone, assemble
+from toolcall import (
+    ArgumentsDelta,
+    ToolCall,
+    ToolCallDone,
+    ToolCallFunction,
+    ToolCallStarted,
+    TurnBuilder,
+    TurnDone,
+    assemble,
+)
 from toolcall._held import hold
 
 WHOLE_WIRES = ("gemini", "ollama")
@@ -70,14 +79,52 @@ def test_the_text_is_written_once_and_only_when_read(wire: str, writes: list[obj
     assert len(writes) == 1
 
 
-def test_with_events_on_the_text_is_written_at_once_for_the_event(writes: list[object]) -> None:
+def test_with_events_on_the_delta_and_both_calls_share_one_text_written_when_read(
+    writes: list[object],
+) -> None:
     builder = TurnBuilder()
     seen = builder.feed(gemini_body({"a": 1})) + builder.finish()
+    assert writes == []
+    started, delta, done, turn_done = seen
+    assert isinstance(started, ToolCallStarted)
+    assert isinstance(delta, ArgumentsDelta) and isinstance(done, ToolCallDone)
+    assert isinstance(turn_done, TurnDone)
+    assert done.arguments == {"a": 1} and turn_done.turn.arguments == ({"a": 1},)
+    assert writes == []
+    text = turn_done.turn.tool_calls[0].function.arguments
+    assert text == '{"a":1}'
+    assert delta.fragment is text
+    assert done.call.function.arguments is text
     assert len(writes) == 1
-    done = seen[-1]
-    assert isinstance(done, TurnDone)
-    assert done.turn.tool_calls[0].function.arguments == '{"a":1}'
+
+
+def test_the_delta_is_a_plain_arguments_delta_to_every_reader() -> None:
+    builder = TurnBuilder()
+    delta = builder.feed(gemini_body({"city": "Paris"}))[1]
+    plain = ArgumentsDelta(0, '{"city":"Paris"}')
+    assert isinstance(delta, ArgumentsDelta)
+    assert type(delta).__name__ == "ArgumentsDelta"
+    assert delta == plain and plain == delta and hash(delta) == hash(plain)
+    assert repr(delta) == repr(plain)
+    assert type(pickle.loads(pickle.dumps(delta))) is ArgumentsDelta
+    assert copy.deepcopy(delta) == plain
+    assert dataclasses.asdict(delta) == dataclasses.asdict(plain)
+    assert dataclasses.replace(delta, index=3) == ArgumentsDelta(3, plain.fragment)
+    match delta:
+        case ArgumentsDelta(index=0, fragment=fragment):
+            assert fragment == plain.fragment
+        case _:
+            pytest.fail("an ArgumentsDelta pattern did not match the delta")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        delta.fragment = "{}"  # type: ignore[misc]
+
+
+def test_with_the_partial_view_on_the_text_is_written_at_once(writes: list[object]) -> None:
+    builder = TurnBuilder(partial_arguments=True)
+    seen = builder.feed(gemini_body({"a": 1}))
     assert len(writes) == 1
+    delta = seen[1]
+    assert isinstance(delta, ArgumentsDelta) and delta.changes
 
 
 def test_the_function_is_a_plain_tool_call_function_to_every_reader() -> None:
@@ -147,14 +194,16 @@ def test_a_limit_gives_the_verdict_written_text_gives(
     arguments: list[dict[str, Any]], slack: int, wire: str
 ) -> None:
     """Near the limit, where the bound counted crosses it and the text does not (or does), the
-    turn read with its text not yet written answers as the turn read with events on."""
+    turn read with its text not yet written answers as the turn read with the partial view on,
+    which writes it at once, with events off and on."""
     calls = [(f"tool{n}", value) for n, value in enumerate(arguments)]
     body = wire_bodies.body(wire, calls)
     texts = sum(len(json.dumps(v, ensure_ascii=False, separators=(",", ":"))) for v in arguments)
     limit = max(1, texts + slack)
     lazy = outcome(body, events=False, wire=wire, max_argument_chars=limit)
-    written = outcome(body, events=True, wire=wire, max_argument_chars=limit)
-    assert lazy == written
+    reported = outcome(body, events=True, wire=wire, max_argument_chars=limit)
+    written = outcome(body, events=True, partial=True, wire=wire, max_argument_chars=limit)
+    assert lazy == reported == written
     assert (lazy[0] == "turn") == (slack >= 0)
 
 

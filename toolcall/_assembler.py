@@ -33,7 +33,7 @@ from ._closer import JSON_WHITESPACE, ObjectCloser
 from ._diagnostics import Diagnostic
 from ._errors import LimitExceeded, StreamError, UsageError, check_limit, shown
 from ._fields import value_chars, wire_arguments, wire_index, wire_object, wire_text
-from ._held import hold
+from ._held import HeldArguments, hold
 from ._json import Dumps, loads_arguments
 from ._types import Delta, ToolCall, ToolCallFunction, written_when_read
 from ._watch import CallWatcher
@@ -261,19 +261,24 @@ class Assembler:
         The call keeps `value`: while it is all its arguments are, the watcher and the turn take
         it instead of parsing text back (`read_arguments`). Its text is written only when first
         read (`_types.written_when_read`), from a copy of it (`_held`), and counted meanwhile by
-        a bound on its length; with events on, or for an object too large to copy cheaply, or
-        where the bound would cross `max_argument_chars`, it is written at once and kept as any
-        fragment is. Either way limits, events and the call's text are the same.
+        a bound on its length. With events on, the watcher reports the call with that same
+        unwritten text (`CallWatcher.whole`), unless it must read the text now (the partial
+        view, a call not named yet). Where it does, for an object too large to copy cheaply, or
+        where the bound would cross `max_argument_chars`, the text is written at once and kept
+        as any fragment is. Either way limits, events and the call's text are the same.
         """
         call = self._by_wire_index[number]
         fresh = not call.chars and call.unwritten is None
-        if fresh and self._watcher is None:
+        watcher = self._watcher
+        if fresh and (watcher is None or watcher.reports_whole(call)):
             held = hold(value)
             if held is not None and not self._over_limit(held[1]):
                 call.value = value
-                call.unwritten = (held[0], write, held[1])
+                call.unwritten = HeldArguments(held[0], write, held[1])
                 self._argument_chars += held[1]
                 self._unwritten += 1
+                if watcher is not None:
+                    watcher.whole(call, call.unwritten, value)
                 return
         try:
             text = write(value)
@@ -347,8 +352,7 @@ class Assembler:
                 if call.late:
                     self._check_not_reopened(call)
                 if call.unwritten is not None:
-                    held, write, _ = call.unwritten
-                    function = written_when_read(call.name(), held, write)
+                    function = written_when_read(call.name(), call.unwritten.text)
                 else:
                     function = ToolCallFunction(call.name(), self._arguments_of(call))
                 kind = call.type or "function"

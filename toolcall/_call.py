@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from ._closer import ObjectCloser
+from ._held import HeldArguments
 
 
 class CallState:
@@ -56,17 +56,16 @@ class CallState:
         # The object the arguments arrived as (Gemini, Ollama), while it is all they are: the
         # watcher and the turn take it rather than parse its text back.
         self.value: dict[str, Any] | None = None
-        # While that object's text is not written yet (`_held`): a copy to write it from, the
-        # writer, and the bound on its length the assembler counted.
-        self.unwritten: tuple[dict[str, Any], Callable[[Any], str], int] | None = None
+        # While that object's text is not written into `parts` yet: the cell that writes it
+        # (`_held`), shared with the events and the turn that report it.
+        self.unwritten: HeldArguments | None = None
 
     def write(self) -> None:
         """Write the arguments held as an object, as the fragment they would have been."""
         if self.unwritten is None:
             return
-        held, write, _ = self.unwritten
+        text = self.unwritten.text()
         self.unwritten = None
-        text = write(held)
         self.parts = [text]
         self.loose = 1
         self.chars = self.chars_since_resend = len(text)

@@ -14,7 +14,35 @@ what it holds to count it exactly, so a verdict never depends on the bound.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+
+
+class HeldArguments:
+    """The text of an arguments object, written the first time anybody asks and then kept.
+
+    One call's text can be asked for from several places: the call in the `Turn`, the call
+    in `ToolCallDone`, the `ArgumentsDelta` that reported it, the assembler when more text
+    follows or a limit is near. They all ask this one cell, so the text is written at most
+    once, whoever asks first, and all of them hold the same `str`.
+    """
+
+    __slots__ = ("_copy", "_text", "_write", "bound")
+
+    def __init__(self, copy: dict[str, Any], write: Callable[[Any], str], bound: int) -> None:
+        self._copy: dict[str, Any] | None = copy
+        self._write = write
+        self._text: str | None = None
+        #: What the assembler counted for the text before it was written.
+        self.bound = bound
+
+    def text(self) -> str:
+        if self._text is None:
+            assert self._copy is not None
+            self._text = self._write(self._copy)
+            self._copy = None  # the text says everything now
+        return self._text
+
 
 #: Members walked at most: past it, writing the text at once costs less than the walk.
 MEMBERS_HELD = 4096

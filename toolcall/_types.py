@@ -44,23 +44,22 @@ class _WrittenWhenRead(ToolCallFunction):
 
     A caller who takes the parsed `Turn.arguments`, as most do, never pays for a megabyte of
     text written back from the object the wire sent, nor holds it. It is equal to, hashes,
-    shows and pickles as the plain `ToolCallFunction` with that text. The object it writes
-    from is its own copy (`_held.hold`), so a caller who changes `Turn.arguments` does not
+    shows and pickles as the plain `ToolCallFunction` with that text. The text comes from
+    `_text`, the one cell every holder of that call's text asks (`_held.HeldArguments`), which
+    writes it from its own copy of the object: a caller who changes `Turn.arguments` does not
     change the text the model sent.
     """
 
-    __slots__ = ("_value", "_write")
-    _value: Any
-    _write: Callable[[Any], str]
+    __slots__ = ("_text",)
+    _text: Callable[[], str]
 
     def __getattr__(self, attribute: str) -> str:
         # Python comes here only when the `arguments` slot is still unset (or for a name the
         # class does not have): the text is written once, then read from the slot as usual.
         if attribute != "arguments":
             raise AttributeError(attribute)
-        text = self._write(self._value)
+        text = self._text()
         _set_arguments(self, text)
-        _set_value(self, None)
         return text
 
     def __eq__(self, other: object) -> bool:
@@ -77,21 +76,34 @@ class _WrittenWhenRead(ToolCallFunction):
         return ToolCallFunction, (self.name, self.arguments)
 
 
+# Named as the public class it stands for: `type(x).__name__` in a caller's log or match on
+# names says what the value is, not how it is held.
+_WrittenWhenRead.__name__ = _WrittenWhenRead.__qualname__ = "ToolCallFunction"
 _set_name = ToolCallFunction.__dict__["name"].__set__
 _set_arguments = ToolCallFunction.__dict__["arguments"].__set__
-_set_value = _WrittenWhenRead.__dict__["_value"].__set__
-_set_write = _WrittenWhenRead.__dict__["_write"].__set__
+_set_text = _WrittenWhenRead.__dict__["_text"].__set__
 
 
-def written_when_read(name: str, value: Any, write: Callable[[Any], str]) -> ToolCallFunction:
-    """`ToolCallFunction(name, write(value))`, with `write` called only when the arguments are
-    first read. `value` must be the caller's own (no one else may change it), and `write` must
-    not fail on it: both hold for the copy `_held.hold` makes of a decoded object."""
+def written_when_read(name: str, text: Callable[[], str]) -> ToolCallFunction:
+    """`ToolCallFunction(name, text())`, with `text` called only when the arguments are first
+    read. `text` must give the same `str` every time and must not fail: both hold for
+    `_held.HeldArguments.text`."""
     function = object.__new__(_WrittenWhenRead)
     _set_name(function, name)
-    _set_value(function, value)
-    _set_write(function, write)
+    _set_text(function, text)
     return function
+
+
+def same_arguments(first: ToolCallFunction, second: ToolCallFunction) -> bool:
+    """Whether two functions hold one arguments text, without writing a text not written yet
+    when both would write it from one cell."""
+    if (
+        type(first) is _WrittenWhenRead
+        and type(second) is _WrittenWhenRead
+        and first._text == second._text
+    ):
+        return True
+    return first.arguments is second.arguments or first.arguments == second.arguments
 
 
 @dataclass(frozen=True, slots=True)

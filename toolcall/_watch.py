@@ -16,10 +16,17 @@ from typing import Any
 from ._call import CallState
 from ._closer import JSON_WHITESPACE, ObjectCloser
 from ._errors import ArgumentsError
-from ._events import Event, ToolCallDone, ToolCallStarted, arguments_delta
+from ._events import (
+    Event,
+    ToolCallDone,
+    ToolCallStarted,
+    arguments_delta,
+    fragment_written_when_read,
+)
+from ._held import HeldArguments
 from ._json import loads_arguments
 from ._partial import ArgumentsChange, PartialArguments
-from ._types import ToolCall, ToolCallFunction
+from ._types import ToolCall, ToolCallFunction, same_arguments, written_when_read
 
 
 class CallWatcher:
@@ -66,7 +73,7 @@ class CallWatcher:
                 if parsed is not None:
                     closer.closed = True
                     self._delta(call, fragment, written)
-                    self._report_done(call, fragment, parsed)
+                    self._report_done(call, ToolCallFunction(call.name(), fragment), parsed)
                     return
         elif closer.closed and not closer.spoiled and not fragment.strip(JSON_WHITESPACE):
             return  # whitespace after the close
@@ -81,6 +88,23 @@ class CallWatcher:
         self._delta(call, fragment.rstrip(JSON_WHITESPACE))
         if call.name_parts:
             self._close(call, closer)
+
+    def reports_whole(self, call: CallState) -> bool:
+        """Whether arguments that arrive whole as an object can be reported for `call` without
+        their text (`whole`): not when the partial view reads them, nor before the call is
+        named (its start, and so its arguments, wait for the name)."""
+        return not self.partial and bool(call.name_parts) and call.closer is None
+
+    def whole(self, call: CallState, held: HeldArguments, value: dict[str, Any]) -> None:
+        """Called by the assembler for arguments that arrived whole as `value`, whose text is
+        written only when read: the call is started, its one fragment reported and the call
+        reported done, as for a whole call in one chunk, with the text left to `held`."""
+        if call.index not in self._started:
+            self._start(call)
+        closer = call.closer = ObjectCloser()
+        closer.closed = True
+        self.events.append(fragment_written_when_read(call.index, held.text))
+        self._report_done(call, written_when_read(call.name(), held.text), value)
 
     def named(self, call: CallState) -> None:
         """Called by the assembler when a call whose arguments began gets its name: it is
@@ -104,8 +128,7 @@ class CallWatcher:
         early = self._done.get(call.index)
         if early is None:
             return None
-        text = early.call.function.arguments
-        if text is call.function.arguments or text == call.function.arguments:
+        if same_arguments(early.call.function, call.function):
             return early.arguments
         return None
 
@@ -153,13 +176,14 @@ class CallWatcher:
         if parsed is None:
             closer.spoiled = True
             return
-        self._report_done(call, text, parsed)
+        self._report_done(call, ToolCallFunction(call.name(), text), parsed)
 
-    def _report_done(self, call: CallState, text: str, parsed: dict[str, Any]) -> None:
+    def _report_done(
+        self, call: CallState, function: ToolCallFunction, parsed: dict[str, Any]
+    ) -> None:
         if call.index not in self._started:
             self._start(call)
         extra = None if call.extra_content is None else copy.deepcopy(call.extra_content)
-        function = ToolCallFunction(call.name(), text)
         kind = call.type or "function"
         done = ToolCallDone(ToolCall(call.index, call.id, kind, function, extra), parsed)
         self._done[call.index] = done
