@@ -32,6 +32,7 @@ from toolcall import (
     TurnBuilder,
     TurnDone,
 )
+from toolcall._documents import DocumentDecoder
 from toolcall._json import backend
 from toolcall.harness import recordings
 from toolcall.harness.event_check import event_problems
@@ -419,6 +420,93 @@ def test_ndjson_reads_alike_with_any_line_end_and_a_byte_order_mark(ending: str,
         assert toolcall.assemble(body, wire=wire) == want
         for pieces in every_split(body)[::5]:
             assert outcome(pieces, wire=wire) == outcome(plain)
+
+
+LONG_CALLS: list[wire_bodies.Call] = [("write", {"text": "caf\u00e9 \u6f22\u5b57 \U0001f9ea " * 3})]
+
+
+def documents_body(framing: str, text: str) -> tuple[str, list[bytes]]:
+    """The wire and the documents of a body in `framing` (NDJSON lines, JSON-array elements)
+    whose call holds characters of two, three and four bytes."""
+    if framing == "ndjson":
+        return "ollama", frame("ollama", events("ollama", LONG_CALLS, text)).split(b"\n")[:-1]
+    payloads = toolcall.SSEDecoder().feed(frame("gemini", events("gemini", LONG_CALLS, text)))
+    return "gemini", [payload.encode() for payload in payloads]
+
+
+def joined(framing: str, documents: list[bytes], ending: str = "\n") -> bytes:
+    if framing == "ndjson":
+        return b"\xef\xbb\xbf" + b"".join(line + ending.encode() for line in documents)
+    return b"\xef\xbb\xbf[" + ("," + ending).encode().join(documents) + b"]"
+
+
+@pytest.mark.parametrize("decoded_from", [1, 5, 64])
+@pytest.mark.parametrize("ending", ["\n", "\r\n"])
+@pytest.mark.parametrize("framing", ["ndjson", "json-array"])
+def test_a_long_document_decoded_as_it_arrives_reads_as_one_decoded_whole(
+    monkeypatch: pytest.MonkeyPatch, framing: str, decoded_from: int, ending: str
+) -> None:
+    """A line or element held past `decoded_from` bytes is decoded piece by piece; split
+    anywhere, even inside a character of two, three or four bytes, it reads as the document
+    decoded whole, its body ended or cut before its last line end or closing bracket."""
+    wire, documents = documents_body(framing, "H\u00e9")
+    body = joined(framing, documents, ending)
+    bodies = (body, body[:-1])
+    wanted = [outcome(whole, wire=wire) for whole in bodies]
+    assert [want[0] for want in wanted] == ["turn", "turn"]
+    monkeypatch.setattr(DocumentDecoder, "decoded_from", decoded_from)
+    for whole, want in zip(bodies, wanted, strict=True):
+        assert outcome([whole[at : at + 1] for at in range(len(whole))], wire=wire) == want
+        for pieces in every_split(whole)[::7]:
+            assert outcome(pieces, wire=wire) == want
+
+
+@pytest.mark.parametrize("decoded_from", [1, 5])
+@pytest.mark.parametrize("framing", ["ndjson", "json-array"])
+def test_a_long_document_decoded_as_it_arrives_keeps_the_errors_of_a_whole_one(
+    monkeypatch: pytest.MonkeyPatch, framing: str, decoded_from: int
+) -> None:
+    """A byte that is not UTF-8, a document over `max_event_chars` and a body cut inside a
+    document give the same error at the same document, and the same byte offset, whether the
+    document was decoded whole or as it arrived."""
+    wire, documents = documents_body(framing, "Hi")
+    broken = [*documents[:2], documents[2][:9] + b"\xff" + documents[2][9:], *documents[3:]]
+    longest = max(len(document) for document in documents)
+    cases: list[tuple[bytes, dict[str, int]]] = [
+        (joined(framing, broken), {}),
+        (joined(framing, documents), {"max_event_chars": longest - 1}),
+        (joined(framing, documents), {"max_event_chars": longest}),
+    ]
+    # Cut inside the long string, where the document crossed the limit with no bracket since.
+    body = joined(framing, documents)
+    start = body.index(max(documents, key=len))
+    second = body.index(b"caf", body.index(b"caf", start) + 1)
+    cases.append((body[: second + 2], {"max_event_chars": second - start}))
+    if framing == "json-array":
+        cases.append((body[:-9], {}))
+    wanted = [outcome(body, wire=wire, **limits) for body, limits in cases]
+    assert [answer[0] for answer in wanted[:3]] == ["StreamError", "LimitExceeded", "turn"]
+    assert [answer[0] for answer in wanted[3:]] == ["LimitExceeded", "StreamError"][
+        : len(cases) - 3
+    ]
+    monkeypatch.setattr(DocumentDecoder, "decoded_from", decoded_from)
+    for (body, limits), want in zip(cases, wanted, strict=True):
+        for size in (1, 3, 17):
+            pieces = [body[at : at + size] for at in range(0, len(body), size)]
+            assert outcome(pieces, wire=wire, **limits) == want
+
+
+def test_a_line_held_decoded_is_held_for_the_shortcut_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the start of a long line is held decoded and no byte of it is, a slice that looks
+    like a whole line of the template the stream repeats is still the rest of the held line."""
+    monkeypatch.setattr(DocumentDecoder, "decoded_from", 1)
+    line = '{"model":"qwen3","message":{"role":"assistant","content":"%s"},"done":false}\n'
+    slices = [(line % piece).encode() for piece in "abc"]
+    slices += [(line % "d")[:-20].encode(), (line % "e").encode()]
+    slices.append(b'{"model":"qwen3","message":{"role":"assistant","content":""},"done":true}\n')
+    want = outcome(b"".join(slices), wire="ollama")
+    assert want[0] == "StreamError"
+    assert outcome(slices, wire="ollama") == want
 
 
 ROOT = Path(__file__).resolve().parents[1]

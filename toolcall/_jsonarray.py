@@ -5,8 +5,9 @@ The body is one JSON array, `[{...}\\n,\\n{...}]`, compact or pretty-printed, an
 one event, sent as soon as it is made. Bytes in, split anywhere; the text of each complete
 element out. The scan only looks for the bytes that change where it stands (quotes, backslashes
 inside strings, brackets and braces outside them), all ASCII, which never occur inside a UTF-8
-sequence, so an element is decoded whole once it closes. `max_event_chars` bounds one element,
-checked as the bytes arrive, before anything is decoded.
+sequence, so an element is cut from the bytes and decoded whole once it closes, or, when it is
+long, as it arrives (`DocumentDecoder`). `max_event_chars` bounds one element, checked as the
+bytes arrive, before anything is decoded.
 """
 
 from __future__ import annotations
@@ -59,9 +60,22 @@ class JSONArrayDecoder(DocumentDecoder):
             self._at -= keep
             if self._start >= 0:
                 self._start = 0
-        if self.error is None and self._start >= 0 and len(buf) > self._limit:
-            self.error = self._too_long()
+        if self.error is None and self._start >= 0:
+            if len(buf) + self._decoded > self._limit:
+                self.error = self._too_long()
+            elif self._at >= self.decoded_from:
+                self._decode_scanned()
         return out
+
+    def _decode_scanned(self) -> None:
+        """Decode the start of a long element, as far as it is scanned (`DocumentDecoder`)."""
+        try:
+            self._decode_front(self._at)
+        except UnicodeDecodeError as exc:
+            self.error = self._not_utf8(exc, self._elements + 1)
+            return
+        self._offset += self._at
+        self._at = 0
 
     def close(self) -> list[str]:
         """End of body: an element cut off is an error; an array never closed is reported."""
@@ -70,7 +84,7 @@ class JSONArrayDecoder(DocumentDecoder):
         if self._start >= 0:
             raise StreamError(
                 f"the JSON array body ended inside its element {self._elements + 1}, which "
-                f"began at byte offset {self._offset + self._start}"
+                f"began at byte offset {self._offset + self._start - self._decoded}"
             )
         if self._opened and not self._closed:
             self.end_absent = "']' closing the JSON array"
@@ -118,10 +132,13 @@ class JSONArrayDecoder(DocumentDecoder):
             else:
                 self._depth -= 1
                 if self._depth == 0:
-                    self._element(bytes(buf[self._start : at]), out)
+                    if at - self._start + self._decoded > self._limit:
+                        raise self._too_long()  # by its closing bracket, checked below no more
+                    with memoryview(buf) as view:
+                        self._element(view[self._start : at], out)
                     self._start = -1
                     self._want = "comma or end"
-            if self._start >= 0 and at - self._start > self._limit:
+            if self._start >= 0 and at - self._start + self._decoded > self._limit:
                 raise self._too_long()
         self._at = at
 
@@ -161,14 +178,17 @@ class JSONArrayDecoder(DocumentDecoder):
             f"{wanted.get(self._want, 'an element or the closing ]')} belongs"
         )
 
-    def _element(self, raw: bytes, out: list[str]) -> None:
+    def _element(self, raw: memoryview, out: list[str]) -> None:
         self._elements += 1
         try:
-            out.append(raw.decode("utf-8"))
+            out.append(self._document(raw))
         except UnicodeDecodeError as exc:
-            raise StreamError(
-                f"element {self._elements} of the JSON array is not UTF-8: {exc.reason}"
-            ) from None
+            raise self._not_utf8(exc, self._elements) from None
+        finally:
+            raw.release()  # an error's traceback would hold it, and the buffer could not shrink
+
+    def _not_utf8(self, exc: UnicodeDecodeError, number: int) -> StreamError:
+        return StreamError(f"element {number} of the JSON array is not UTF-8: {exc.reason}")
 
     def _too_long(self) -> LimitExceeded:
         return LimitExceeded(

@@ -2,9 +2,9 @@
 
 Bytes in, split anywhere; the text of each complete line out. A line ends at `\\n`, `\\r\\n` or
 a lone `\\r` (JSON escapes both inside strings, so either byte outside one ends a line; neither
-occurs inside a UTF-8 sequence), so each line is decoded whole and a character split across two
-reads cannot be cut. A byte-order mark that begins a line (the body's, or a second body's a
-relay appended) is not part of it: no JSON text begins with one.
+occurs inside a UTF-8 sequence), so a line is cut from the bytes and decoded whole, or, when it
+is long, as it arrives (`DocumentDecoder`). A byte-order mark that begins a line (the body's,
+or a second body's a relay appended) is not part of it: no JSON text begins with one.
 `max_event_chars` bounds one line, checked as the bytes arrive, before anything is decoded; it
 counts the line's bytes (at least its characters), so the bound is crossed at the same line
 however the body is split.
@@ -42,7 +42,7 @@ class NDJSONDecoder(DocumentDecoder):
                 end = buf.find(b"\n", start)
                 if end < 0:
                     break
-                if end - taken > self._limit:
+                if end - taken + self._decoded > self._limit:
                     self.error = self._too_long()
                     break
                 self._line(view[taken:end], out)
@@ -50,14 +50,20 @@ class NDJSONDecoder(DocumentDecoder):
                     break
                 taken = start = end + 1
         del buf[:taken]
-        if self.error is None and len(buf) > self._limit:
+        if self.error is None and len(buf) + self._decoded > self._limit:
             self.error = self._too_long()
+        if self.error is None and len(buf) >= self.decoded_from:
+            try:
+                self._decode_front(len(buf))
+            except UnicodeDecodeError as exc:
+                self.error = StreamError(f"line {self._lines + 1} is not UTF-8: {exc.reason}")
         return out
 
     def envelope(self) -> tuple[bytes, bytes] | None:
         """The bytes around a line's payload when nothing is held: none before it, its newline
         after it (`_shortcut`)."""
-        return (b"", b"\n") if not self._buf and self.error is None else None
+        held = self._buf or self._pieces
+        return (b"", b"\n") if not held and self.error is None else None
 
     def passed(self, size: int) -> None:
         """A line was read without this decoder (`_shortcut`): it counts for the line numbers
@@ -69,7 +75,7 @@ class NDJSONDecoder(DocumentDecoder):
         if self.error is not None:
             raise self.error
         out: list[str] = []
-        if self._buf.strip():
+        if self._pieces or self._buf.strip():
             self._line(bytes(self._buf), out)
             self.unterminated_final_event = bool(out)
         self._buf.clear()
@@ -80,7 +86,7 @@ class NDJSONDecoder(DocumentDecoder):
     def _line(self, raw: bytes | memoryview, out: list[str]) -> None:
         self._lines += 1
         try:
-            text = str(raw, "utf-8")
+            text = self._document(raw)
         except UnicodeDecodeError as exc:
             self.error = StreamError(f"line {self._lines} is not UTF-8: {exc.reason}")
             return
