@@ -496,6 +496,30 @@ def test_a_long_document_decoded_as_it_arrives_keeps_the_errors_of_a_whole_one(
             assert outcome(pieces, wire=wire, **limits) == want
 
 
+@pytest.mark.parametrize("long_from", [1, 9, 40])
+@pytest.mark.parametrize("wire", ["chat", "responses", "anthropic", "gemini"])
+def test_events_held_as_bytes_read_as_events_held_as_text(
+    monkeypatch: pytest.MonkeyPatch, wire: str, long_from: int
+) -> None:
+    """Every SSE event held past `long_from` bytes is held as bytes and read by the builder as
+    a `LongEvent`: any split of any wire's body gives the turn, events and errors it gives
+    when held as text, the repetitions a wire checks included."""
+    body = frame(wire, events(wire, LONG_CALLS, "H\u00e9 \U0001f9ea"))
+    cut = body[: len(body) * 2 // 3]
+    broken = body.replace(b"caf", b"ca\xff", 1)
+    bodies = [body, cut, broken]
+    wanted = [outcome(whole, wire=wire) for whole in bodies]
+    assert wanted[0][0] == "turn" and wanted[1][0] != "turn" and wanted[2][0] == "StreamError"
+    monkeypatch.setattr(toolcall.SSEDecoder, "long_from", long_from)
+    for whole, want in zip(bodies, wanted, strict=True):
+        assert outcome(whole, wire=wire) == want
+        for size in (1, 5, 64):
+            assert (
+                outcome([whole[at : at + size] for at in range(0, len(whole), size)], wire=wire)
+                == want
+            )
+
+
 def test_a_line_held_decoded_is_held_for_the_shortcut_too(monkeypatch: pytest.MonkeyPatch) -> None:
     """While the start of a long line is held decoded and no byte of it is, a slice that looks
     like a whole line of the template the stream repeats is still the rest of the held line."""

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolcall._errors import StreamError
-from toolcall._sse import SSEDecoder
+from toolcall._sse import LongEvent, SSEDecoder
 
 
 def decode(*chunks: bytes) -> list[str]:
@@ -416,3 +418,83 @@ def test_an_event_in_a_slice_of_its_own_skips_the_general_path(
     monkeypatch.setattr(SSEDecoder, "_feed", general)
     assert decoder.feed(event) == ['{"a": 1}']
     assert decoder.feed(event) == ['{"a": 1}']
+
+
+# --- long events, held as bytes -----------------------------------------------------------------
+
+
+@contextmanager
+def held_as_bytes_from(size: int) -> Iterator[None]:
+    """Events held past `size` bytes are held as bytes (`SSEDecoder.long_from`), so that short
+    bodies take the path a megabyte event takes."""
+    default = SSEDecoder.long_from
+    SSEDecoder.long_from = size
+    try:
+        yield
+    finally:
+        SSEDecoder.long_from = default
+
+
+def told(chunks: list[bytes], *, limit: int = 1 << 20) -> tuple[object, ...]:
+    """Everything the decoder says of a body: each payload in order and the feed it came from,
+    comments, the flag, and the error with its message (offsets included)."""
+    decoder = SSEDecoder(max_event_chars=limit)
+    said: list[object] = []
+    try:
+        for number, chunk in enumerate(chunks):
+            said += [(number, payload) for payload in decoder.feed(chunk)]
+        said += [("close", payload) for payload in decoder.close()]
+    except StreamError as exc:
+        said.append((type(exc).__name__, str(exc)))
+    return tuple(said), tuple(decoder.comments), decoder.unterminated_final_event
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    body_and_chunks(sse_like_or_broken), st.sampled_from([1, 3, 8]), st.sampled_from([6, 1 << 20])
+)
+def test_an_event_held_as_bytes_tells_what_one_held_as_text_tells(
+    case: tuple[bytes, list[bytes]], long_from: int, limit: int
+) -> None:
+    """Payloads, the feed that completes each, comments, errors and their byte offsets, the
+    limit: the same whether a long event is held as text or as bytes, however it is split."""
+    body, chunks = case
+    want = told(chunks, limit=limit)
+    with held_as_bytes_from(long_from):
+        assert told(chunks, limit=limit) == want
+    whole = told(bytewise(body), limit=limit)
+    with held_as_bytes_from(long_from):
+        assert told(bytewise(body), limit=limit) == whole
+
+
+@pytest.mark.parametrize("head", [b"", b"event: response.function_call_arguments.done\n"])
+@pytest.mark.parametrize("size", [1, 7, 4096])
+def test_a_long_event_is_taken_as_the_bytes_it_came_in(head: bytes, size: int) -> None:
+    payload = '{"arguments":"caf\u00e9 \u6f22\u5b57 \U0001f9ea' + "words " * 3000 + '"}'
+    body = b": keep-alive\n\n" + head + b"data: " + payload.encode() + b"\n\ndata: [DONE]\n\n"
+    decoder = SSEDecoder()
+    taken: list[str | LongEvent] = []
+    with held_as_bytes_from(1024):
+        for at in range(0, len(body), size):
+            taken += decoder.take(body[at : at + size])
+    long, done = taken
+    assert done == "[DONE]"
+    assert isinstance(long, LongEvent)
+    assert bytes(long.data) == payload.encode()
+    assert long.offset == body.index(b"data: {") + 6
+    assert long.text() == payload
+    assert not long.data  # let go of as it was decoded
+
+
+def test_a_long_event_that_is_not_utf8_names_its_byte_offset() -> None:
+    body = b"data: " + b"x" * 5000 + b"\xff" + b"y" * 100 + b"\n\n"
+    decoder = SSEDecoder()
+    with held_as_bytes_from(1024):
+        (long,) = [
+            payload
+            for at in range(0, len(body), 512)
+            for payload in decoder.take(body[at : at + 512])
+        ]
+    assert isinstance(long, LongEvent)
+    with pytest.raises(StreamError, match="at byte offset 5006: invalid start byte"):
+        long.text()

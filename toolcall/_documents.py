@@ -10,16 +10,17 @@ the values that say so.
 from __future__ import annotations
 
 import codecs
-from typing import ClassVar
+from abc import ABC, abstractmethod
+from typing import ClassVar, cast
 
 from ._errors import ToolCallError, check_limit
-from ._sse import DEFAULT_MAX_EVENT_CHARS
+from ._sse import DEFAULT_MAX_EVENT_CHARS, LongEvent
 
 #: Bytes of one document held before they are decoded as they come (`DocumentDecoder`).
 DECODED_FROM = 64 * 1024
 
 
-class DocumentDecoder:
+class DocumentDecoder(ABC):
     """The state every such decoder keeps, and the shortcut's interface answered by default:
     no envelope, so no event is ever taken without the decoder (`_shortcut`).
 
@@ -53,8 +54,17 @@ class DocumentDecoder:
         another payload is one event this decoder would return alone; None here."""
         return None
 
-    def passed(self, size: int) -> None:
+    def passed(self, size: int) -> None:  # noqa: B027 (nothing to count, unless overridden)
         """A slice of `size` bytes was one event read without this decoder (`_shortcut`)."""
+
+    @abstractmethod
+    def feed(self, data: bytes) -> list[str]:
+        """Take the next slice of the body; return the text of the documents it completes."""
+
+    def take(self, data: bytes) -> list[str | LongEvent]:
+        """What a `TurnBuilder` reads (`SSEDecoder.take`): here, what `feed` gives, for a
+        document is made text as it comes."""
+        return cast("list[str | LongEvent]", self.feed(data))
 
     def _decode_front(self, size: int) -> None:
         """Decode the first `size` bytes held, the start of a long document, into its pieces

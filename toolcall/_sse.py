@@ -17,23 +17,70 @@ arrived text is searched for a boundary, so a huge line that arrives in tiny sli
 
 An event is held whole until its blank line arrives, so its size is bounded here, as text comes
 in (`max_event_chars`), not after it was buffered, joined and decoded: memory then follows the
-limits, not the input. Errors come in stream order however the body is split: a bad byte or an
-oversized event is reported after the events before it have been returned.
+limits, not the input. An event of one `data: ` line held past `LONG_EVENT_BYTES` is held as its
+payload's bytes instead, and `take` hands it over as a `LongEvent`: a megabyte payload a reader
+can check without making it text (Responses repeats a call's arguments whole, three times)
+costs its UTF-8 bytes rather than twice its text. Errors come in stream order however the body
+is split: a bad byte or an oversized event is reported after the events before it have been
+returned.
 """
 
 from __future__ import annotations
 
 import codecs
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from ._errors import LimitExceeded, StreamError, check_limit
 
-__all__ = ["DEFAULT_MAX_EVENT_CHARS", "SSEDecoder"]
+__all__ = ["DEFAULT_MAX_EVENT_CHARS", "LongEvent", "SSEDecoder"]
 
 DEFAULT_MAX_EVENT_CHARS = 64 * 1024 * 1024
+#: An event held longer than this is held as bytes, for a decoder with `long_events`.
+LONG_EVENT_BYTES = 64 * 1024
+#: Bytes a `LongEvent` is decoded by at a time.
+_DECODED_BY = 64 * 1024
 #: Comment lines kept as text; the rest are only counted. A provider that stalls may send
 #: keep-alives for as long as it likes.
 COMMENTS_KEPT = 100
+
+
+class LongEvent:
+    """The payload of a long SSE event, as the UTF-8 bytes it came in (see the module
+    docstring), and the byte offset in the body where it begins, for the error that says where
+    it is not UTF-8."""
+
+    __slots__ = ("data", "offset")
+
+    def __init__(self, data: bytearray, offset: int) -> None:
+        self.data = data
+        self.offset = offset
+
+    def text(self) -> str:
+        """The payload made text, once: decoded a window at a time and let go of as it is, so
+        the bytes, their text and the text's pieces are never all held at once (a megabyte
+        decoded in one call held three times its size while Python widened its text)."""
+        data = self.data
+        decode = codecs.getincrementaldecoder("utf-8")().decode
+        pieces: list[str] = []
+        done = 0
+        window: bytes | bytearray = b""
+        try:
+            while data:
+                window = data[:_DECODED_BY]
+                pieces.append(decode(window))
+                del data[: len(window)]
+                done += len(window)
+            # The line end that followed in the body ends it here too, so a character cut off
+            # before it is refused as the bytes that came say, where they came.
+            window = b"\n"
+            pieces.append(decode(window, True)[:-1])
+        except UnicodeDecodeError as exc:
+            # The decoder's error counts from the bytes it held back before `window`.
+            at = self.offset + done - (len(exc.object) - len(window)) + exc.start
+            raise StreamError(
+                f"SSE body is not valid UTF-8 at byte offset {at}: {exc.reason}"
+            ) from None
+        return "".join(pieces)
 
 
 class SSEDecoder:
@@ -64,7 +111,12 @@ class SSEDecoder:
         "_last",
         "_limit",
         "_offset",
+        "_raw",
+        "_raw_at",
+        "_raw_ended",
+        "_raw_head",
         "_started",
+        "_utf8",
         "comment_count",
         "comments",
         "error",
@@ -74,9 +126,20 @@ class SSEDecoder:
     #: SSE has no mark of its own that ends a body (each wire has its own last event).
     end_absent: ClassVar[str | None] = None
 
+    #: Bytes an event is held as text before it is held as bytes.
+    long_from: ClassVar[int] = LONG_EVENT_BYTES
+
     def __init__(self, *, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS) -> None:
         self._limit = check_limit("max_event_chars", max_event_chars)
-        self._decode = codecs.getincrementaldecoder("utf-8")().decode
+        self._utf8 = codecs.getincrementaldecoder("utf-8")()
+        self._decode = self._utf8.decode
+        # A long event held as bytes: its payload so far, the body's byte offset where that
+        # began, the text before it (`data: `, after an `event:` line or not), and whether its
+        # line ended and only its blank line is still to come.
+        self._raw: bytearray | None = None
+        self._raw_at = 0
+        self._raw_head = ""
+        self._raw_ended = False
         # Text after the last event boundary, in the pieces it arrived in: joined only once a
         # boundary shows up, so a long line fed in small slices is never re-concatenated per feed.
         self._buf: list[str] = []
@@ -99,7 +162,15 @@ class SSEDecoder:
         self.unterminated_final_event = False
 
     def feed(self, data: bytes) -> list[str]:
-        """Take the next slice of the body; return the payloads of the events it completes.
+        """Take the next slice of the body; return the payloads of the events it completes."""
+        return [
+            payload if type(payload) is str else payload.text()  # type: ignore[union-attr]
+            for payload in self.take(data)
+        ]
+
+    def take(self, data: bytes) -> list[str | LongEvent]:
+        """`feed`, with a long event's payload as the `LongEvent` it was held as (the module
+        docstring): what a `TurnBuilder` reads, for a reader may check it without its text.
 
         A live socket hands over one event at a time, most often exactly one `data: ` line and
         its blank line, or (Responses, Anthropic) an `event: ` line and then that; such a slice
@@ -109,9 +180,13 @@ class SSEDecoder:
         """
         if self.error is not None:
             raise self.error
+        if self._raw is not None:
+            taken = self._feed_raw(data)
+            if taken is not None:
+                return taken
         # Bytes' `in` and `count` cost several times str's, so the scans over bytes are finds
         # that stop at the first line ends (early in a larger slice), and the rest is on text.
-        if self._at_boundary and data[-1:] == b"\n" and len(data) <= self._limit:
+        elif self._at_boundary and data[-1:] == b"\n" and len(data) <= self._limit:
             end = len(data) - 2
             line = data.find(b"\n")
             start = 0 if line == end else line + 1
@@ -135,9 +210,101 @@ class SSEDecoder:
                     return [payload]
         self._at_boundary = False
         self._last = None
-        out = self._feed(data)
+        out = cast("list[str | LongEvent]", self._feed(data))
         self._at_boundary = not self._buf and self.error is None and data[-2:] == b"\n\n"
+        if self._held >= self.long_from and self.error is None:
+            self._hold_as_bytes()
         return out
+
+    def _hold_as_bytes(self) -> None:
+        """Hold the event in progress as its payload's bytes, if it is one `data: ` line so
+        far (after an `event:` line or not): its text is encoded back once, and what follows
+        is kept as it comes, undecoded (`_feed_raw`)."""
+        event = "".join(self._buf).lstrip("\n")  # blank lines before an event are not in it
+        start = 0
+        if event.startswith("event:"):
+            start = event.find("\n") + 1
+        if event.find("\n", start) >= 0 or not event.startswith("data: ", start):
+            return
+        raw = bytearray(event[start + 6 :].encode())
+        # Bytes of a character still arriving belong to the payload too.
+        raw += self._utf8.getstate()[0]
+        self._utf8.reset()
+        self._buf.clear()
+        self._raw = raw
+        self._raw_at = self._offset - len(raw)
+        self._raw_head = event[: start + 6]
+
+    def _feed_raw(self, data: bytes) -> list[str | LongEvent] | None:
+        """A slice for a long event held as bytes: its payload goes on, or ends at its line's
+        end and blank line (the event is returned, then what follows is read). Anything else
+        (another line in the event, a `\\r`, the limit near) makes the event text again, as
+        the general path holds it, and gives None: the general path reads the slice then."""
+        raw = self._raw
+        assert raw is not None
+        if self._raw_ended:
+            if data[:1] == b"\n":
+                return self._end_raw(data, 1)
+            self._leave_raw()
+            return None
+        end = data.find(b"\n")
+        stop = len(data) if end < 0 else end
+        # The event's size counts its line's terminator too (see the class docstring).
+        size = stop if end < 0 else stop + 1
+        if (
+            data.find(b"\r", 0, stop) >= 0
+            or self._held + size > self._limit
+            or (0 <= end < len(data) - 1 and data[end + 1] != 0x0A)
+        ):
+            self._leave_raw()
+            return None
+        raw += data[:stop]
+        self._held += size
+        if end < 0:
+            self._offset += len(data)
+            return []
+        if end == len(data) - 1:
+            self._raw_ended = True
+            self._offset += len(data)
+            return []
+        return self._end_raw(data, end + 2)
+
+    def _end_raw(self, data: bytes, taken: int) -> list[str | LongEvent]:
+        """The long event ended with `data[:taken]`: return it, then what the rest gives."""
+        assert self._raw is not None
+        event = LongEvent(self._raw, self._raw_at)
+        self._raw = None
+        self._raw_ended = False
+        self._held = 0
+        self._offset += taken
+        self._at_boundary = True
+        out: list[str | LongEvent] = [event]
+        if taken < len(data):
+            try:
+                out += self.take(data[taken:])
+            except StreamError as exc:  # LimitExceeded is one too
+                self.error = exc  # raised at the next call, after the event before it
+        return out
+
+    def _leave_raw(self) -> None:
+        """Make the long event held as bytes text again, held as the general path holds it."""
+        raw = self._raw
+        assert raw is not None
+        self._raw = None
+        if self._raw_ended:
+            raw += b"\n"  # decoded with the bytes before it, as the text path decodes it
+            self._raw_ended = False
+        try:
+            text = self._decode(bytes(raw))
+        except UnicodeDecodeError as exc:
+            self.error = StreamError(
+                f"SSE body is not valid UTF-8 at byte offset {self._raw_at + exc.start}: "
+                f"{exc.reason}"
+            )
+            raise self.error from None
+        self._buf = [self._raw_head + text]
+        self._held = len(self._buf[0])
+        self._at_boundary = False
 
     def envelope(self) -> tuple[bytes, bytes] | None:
         """The bytes before and after the payload of the last slice, if it was one event of one
@@ -263,6 +430,8 @@ class SSEDecoder:
         """
         if self.error is not None:
             raise self.error
+        if self._raw is not None:
+            self._leave_raw()
         try:
             self._decode(b"", True)
         except UnicodeDecodeError as exc:

@@ -9,8 +9,8 @@ one-call forms for a caller who wants only the turn, and do not pay for events.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from typing import Any
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Sequence
+from typing import Any, cast
 
 from ._answer import ERROR_BODY_BYTES, error_answer, is_error_document, looks_like_an_answer
 from ._assembler import (
@@ -23,7 +23,7 @@ from ._errors import StreamError, ToolCallError, UsageError, shown
 from ._events import Event, TurnDone
 from ._json import Refused, backend, writer
 from ._shortcut import Shortcut, Template
-from ._sse import DEFAULT_MAX_EVENT_CHARS
+from ._sse import DEFAULT_MAX_EVENT_CHARS, LongEvent
 from ._turn import Turn, end_turn
 from ._watch import CallWatcher
 from ._wires import (
@@ -179,15 +179,16 @@ class TurnBuilder:
                 data, self._lead = bytes(self._lead), bytearray()
         reader = self._reader
         if len(data) <= _WINDOW:
-            if reader is not None:
-                reader.read(decoder.feed(data))
+            payloads = decoder.take(data)
+            if reader is not None and (not payloads or type(payloads[0]) is not LongEvent):
+                reader.read(payloads)  # type: ignore[arg-type]
             else:
-                self._read(decoder.feed(data))
+                self._read(payloads)
         else:
             view = memoryview(data)
             for start in range(0, len(data), _WINDOW):
                 # A window after an error raises it, before anything after it is read.
-                self._read(decoder.feed(bytes(view[start : start + _WINDOW])))
+                self._read(decoder.take(bytes(view[start : start + _WINDOW])))
                 if self._answer:
                     break
         if decoder.error is not None and not self._answer:
@@ -252,8 +253,25 @@ class TurnBuilder:
         decoder = self._decoder = FRAMINGS[framing].decoder(max_event_chars=self._max_event_chars)
         return decoder
 
-    def _read(self, payloads: list[str]) -> None:
+    def _read(self, payloads: Sequence[str | LongEvent]) -> None:
         """Read payloads, first choosing the reader from the first of them if none is yet."""
+        if self._answer or not payloads:
+            return
+        if type(payloads[0]) is LongEvent:
+            # Only the first of a slice's payloads can be one: the one its decoder held.
+            self._read_long(payloads[0])
+            payloads = payloads[1:]
+        self._read_text(cast("list[str]", payloads))
+
+    def _read_long(self, event: LongEvent) -> None:
+        """A long SSE event, held as bytes (`_sse.LongEvent`): the reader may check it without
+        making it text; the first event of a body is made text, to choose the reader by."""
+        if self._reader is None:
+            self._read_text([event.text()])
+        elif not self._answer:
+            self._reader.read_long(event)
+
+    def _read_text(self, payloads: list[str]) -> None:
         if self._answer:
             return
         reader = self._reader
@@ -354,7 +372,7 @@ class TurnBuilder:
         # a page, which a decoder refuses as a line cut off, or reads as no event at all.
         answer = self._reads_as_an_answer()
         try:
-            self._read(decoder.close())
+            self._read_text(decoder.close())
         except StreamError:
             if answer and head is not None:
                 raise error_answer(bytes(head), None) from None

@@ -21,6 +21,7 @@ from .._errors import ProviderError, StreamError, ToolCallError, shown
 from .._events import Event, reasoning_delta, text_delta
 from .._json import Dumps, Loads, Refused
 from .._shortcut import Template
+from .._sse import LongEvent
 from .._templates import WireTemplate
 
 
@@ -124,6 +125,11 @@ class WireReader:
                 if template.call is None:
                     template = None
             self._template = template
+
+    def read_long(self, event: LongEvent) -> None:
+        """Take a long SSE event held as bytes (`_sse.LongEvent`): made text and read as any
+        other here; a wire that repeats what it streamed may check it without the text."""
+        self.read([event.text()])
 
     def next_template(self) -> Template | None:
         """The template the next event most likely matches, for the builder to take it by
