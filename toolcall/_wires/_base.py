@@ -99,32 +99,39 @@ class WireReader:
                 raise StreamError(
                     f"{self.wire} event {self.chunks} is not valid JSON: {exc}"
                 ) from None
-            if type(event) is not dict:
-                raise StreamError(
-                    f"{self.wire} event {self.chunks} is not a JSON object: {shown(event)}"
-                )
-            try:
-                if self.ended is not None and self.adds_to_turn(event):
-                    self.second_generation = (
-                        f"{self.wire} event {self.chunks}, after the turn ended at "
-                        f"{self.ended}, began another generation; it and all after it were "
-                        "left out"
-                    )
-                    continue
-                self.event(event)
-            except ToolCallError:
-                raise
-            except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
-                raise StreamError(
-                    f"{self.wire} event {self.chunks} does not have the {self.wire} shape: "
-                    f"{type(exc).__name__}: {shown(exc)}"
-                ) from None
+            if not self._take_decoded(event):
+                continue
             template = self.learn(text, event) if self.learning else None
             if template is not None:
                 template.call = self.assembler.call(template.wire_index)
                 if template.call is None:
                     template = None
             self._template = template
+
+    def _take_decoded(self, event: object) -> bool:
+        """Read one decoded event, whatever it was decoded from; False when it was left out,
+        as part of a second generation."""
+        if type(event) is not dict:
+            raise StreamError(
+                f"{self.wire} event {self.chunks} is not a JSON object: {shown(event)}"
+            )
+        try:
+            if self.ended is not None and self.adds_to_turn(event):
+                self.second_generation = (
+                    f"{self.wire} event {self.chunks}, after the turn ended at "
+                    f"{self.ended}, began another generation; it and all after it were "
+                    "left out"
+                )
+                return False
+            self.event(event)
+        except ToolCallError:
+            raise
+        except (AttributeError, TypeError, KeyError, IndexError, ValueError) as exc:
+            raise StreamError(
+                f"{self.wire} event {self.chunks} does not have the {self.wire} shape: "
+                f"{type(exc).__name__}: {shown(exc)}"
+            ) from None
+        return True
 
     def read_long(self, event: LongEvent) -> None:
         """Take a long SSE event held as bytes (`_sse.LongEvent`): made text and read as any

@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from .._errors import StreamError, shown
+from .._repeated import Path, decode_around, find
+from .._sse import LongEvent
 from .._templates import INTEGER_HOLE, STRING_HOLE, WireTemplate, wire_template
 from ._base import WireReader, provider_error
 
@@ -34,6 +36,36 @@ _TEXT_DONE = {
     "response.reasoning_text.done": True,
     "response.reasoning_summary_text.done": True,
 }
+
+
+#: Characters of arguments from which a long event is searched for their repetition.
+_REPEATED_FROM = 4096
+
+
+class _Repeated:
+    """Where a long event repeats call `number`'s arguments (`ResponsesReader._repeating`)."""
+
+    __slots__ = ("number",)
+
+    def __init__(self, number: int) -> None:
+        self.number = number
+
+
+def _repeats_at(kind: object, path: Path) -> bool:
+    """Whether an event of type `kind` repeats a call's arguments at `path`: `.done`, the
+    finished item, and each item of the finished response's output."""
+    if kind == "response.function_call_arguments.done":
+        return path == ("arguments",)
+    if kind == "response.output_item.done":
+        return path == ("item", "arguments")
+    if kind in ("response.completed", "response.incomplete"):
+        return (
+            len(path) == 4
+            and path[:2] == ("response", "output")
+            and type(path[2]) is int
+            and path[3] == "arguments"
+        )
+    return False
 
 
 class ResponsesReader(WireReader):
@@ -108,6 +140,51 @@ class ResponsesReader(WireReader):
         elif kind == "error":
             raise provider_error(event.get("error") or event)
 
+    def read_long(self, event: LongEvent) -> None:
+        """A long event, read without making its repetition of a call's arguments text where
+        it repeats them at one of the places this wire does (`_repeated`); any other, as any
+        other event."""
+        value = self._repeating(event)
+        if value is None:
+            super().read_long(event)
+            return
+        self.chunks += 1
+        if self.second_generation is None:
+            self._take_decoded(value)
+        self._template = None
+
+    def _repeating(self, event: LongEvent) -> dict[str, Any] | None:
+        """The event's value with a `_Repeated` where it repeats a long call's arguments, or
+        None where it repeats none, or somewhere this wire does not."""
+        spans: list[tuple[int, int, int]] = []
+        for number in dict.fromkeys(self._calls.values()):
+            call = self.assembler.call(number)
+            if call is None or call.unwritten is not None or call.chars < _REPEATED_FROM:
+                continue
+            at = 0
+            while (found := find(event.data, call.parts, at)) is not None:
+                if all(start != found[0] for start, _, _ in spans):  # two calls, one text
+                    spans.append((*found, number))
+                at = found[1]
+        if not spans:
+            return None
+        decoded = decode_around(event.data, spans, self.loads)
+        if decoded is None or type(decoded[0]) is not dict:
+            return None
+        value: dict[str, Any] = decoded[0]
+        places = decoded[1]
+        kind = value.get("type")
+        for path in places:
+            if not _repeats_at(kind, path):
+                return None
+        for path, number in places.items():
+            *inner, last = path
+            container: Any = value
+            for step in inner:
+                container = container[step]
+            container[last] = _Repeated(number)
+        return value
+
     def adds_to_turn(self, event: dict[str, Any]) -> bool:
         return event.get("type") != "error"
 
@@ -144,6 +221,10 @@ class ResponsesReader(WireReader):
         came, and checked against the deltas when they did, whatever its JSON type."""
         if arguments is None:
             return
+        if type(arguments) is _Repeated:
+            if arguments.number == number:
+                return  # found, written as the stdlib writes it, to be what the deltas sent
+            arguments = self.streamed(arguments.number)
         if type(arguments) is not str:
             raise StreamError(
                 f"responses event {self.chunks}: the whole arguments repeated are not text: "

@@ -1,0 +1,205 @@
+"""Responses repeats a call's arguments whole in three long events; they are checked against
+the deltas in the bytes they came in (`toolcall._repeated`), and every answer is the answer of
+the events decoded in full: the same turn, events and errors, whatever the repetition's
+spelling or place. Counted and measured by tracemalloc, never timed."""
+
+from __future__ import annotations
+
+import json
+import sys
+import tracemalloc
+
+import pytest
+
+import toolcall._wires.responses
+from tests.outcomes import outcome
+from toolcall import SSEDecoder, TurnBuilder
+from toolcall._repeated import decode_around
+from toolcall._sse import LongEvent
+
+ITEM = {"type": "function_call", "id": "fc_0", "call_id": "call_0", "name": "write"}
+#: Made a byte that is not UTF-8 in the body.
+BAD = "~not-utf8~"
+
+
+def dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def body(
+    text: str,
+    repeats: list[str],
+    *,
+    calls: int = 1,
+    piece: int = 5,
+    texts: tuple[str, ...] = (),
+) -> bytes:
+    """A Responses body streaming `text` as the arguments of `calls` calls (or each of
+    `texts`), in deltas of `piece` characters, then the events `repeats` (payloads as
+    written)."""
+    events = [dumps({"type": "response.created", "response": {}})]
+    for n, streamed in enumerate(texts or (text,) * calls):
+        item = ITEM | {"id": f"fc_{n}", "call_id": f"call_{n}", "arguments": ""}
+        events.append(
+            dumps({"type": "response.output_item.added", "output_index": n, "item": item})
+        )
+        for at in range(0, len(streamed), piece):
+            delta = {"type": "response.function_call_arguments.delta", "item_id": f"fc_{n}"}
+            events.append(dumps(delta | {"delta": streamed[at : at + piece]}))
+    events += repeats
+    data = "".join(f"data: {payload}\n\n" for payload in events).encode()
+    return data.replace(BAD.encode(), b"\xff")
+
+
+def sliced(data: bytes, size: int = 7) -> list[bytes]:
+    """Slices that leave each event held across feeds: held, not whole in one slice."""
+    return [data[at : at + size] for at in range(0, len(data), size)]
+
+
+def done(text: str, n: int = 0) -> str:
+    event = {"type": "response.function_call_arguments.done", "item_id": f"fc_{n}"}
+    return dumps(event | {"arguments": text})
+
+
+def item_done(text: str) -> str:
+    item = ITEM | {"arguments": text, "status": "completed"}
+    return dumps({"type": "response.output_item.done", "output_index": 0, "item": item})
+
+
+def completed(*texts: str) -> str:
+    output = [ITEM | {"id": f"fc_{n}", "arguments": text} for n, text in enumerate(texts)]
+    response = {"status": "completed", "output": output}
+    return dumps({"type": "response.completed", "response": response})
+
+
+TEXT = dumps({"path": "notes.md", "text": 'caf\u00e9 "quoted" \\ \u6f22\u5b57 \U0001f9ea\n' * 20})
+PLAIN = [done(TEXT), item_done(TEXT), completed(TEXT)]
+DONE_ASCII = json.dumps(
+    {"type": "response.function_call_arguments.done", "item_id": "fc_0", "arguments": TEXT}
+)
+DONE_EMPTY_FIRST = (
+    '{"type":"response.function_call_arguments.done","item_id":"fc_0","arguments":"{}",'
+    + done(TEXT)[1:]
+)
+ITEM_NAMED_AS_TEXT = dumps(
+    {
+        "type": "response.output_item.done",
+        "output_index": 0,
+        "item": ITEM | {"name": TEXT, "arguments": TEXT},
+    }
+)
+# Each: the events after the deltas, and whether every repetition is read in place.
+CASES: dict[str, tuple[list[str], bool]] = {
+    "as streamed": (PLAIN, True),
+    "escaped otherwise": ([DONE_ASCII, *PLAIN[1:]], False),
+    "one character changed": ([done(TEXT.replace("caf", "cab", 1)), *PLAIN[1:]], False),
+    "cut short": ([done(TEXT[:-1]), *PLAIN[1:]], False),
+    "a key twice, the repetition first": ([done(TEXT)[:-1] + ',"arguments":"{}"}'], False),
+    "a key twice, the repetition last": ([DONE_EMPTY_FIRST, *PLAIN[1:]], True),
+    "inside another string": ([done(TEXT)[:-1] + ',"note":"x\\' + dumps(TEXT) + "}"], False),
+    "where the wire repeats nothing": ([dumps({"type": "response.x", "arguments": TEXT})], False),
+    "as the item's name too": ([ITEM_NAMED_AS_TEXT], False),
+    "beside a byte that is not UTF-8": ([done(TEXT).replace('"fc_0"', f'"fc_{BAD}"')], False),
+    "without its finished response": (PLAIN[:2], True),
+}
+
+
+def every_event_long(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """From now on, every event held across feeds is held as bytes and every call searched
+    for (the path a megabyte takes); returns the sizes of the repetitions made text."""
+    monkeypatch.setattr(SSEDecoder, "long_from", 1)
+    monkeypatch.setattr(toolcall._wires.responses, "_REPEATED_FROM", 1)
+    made_text: list[int] = []
+    original = LongEvent.text
+
+    def counted(self: LongEvent) -> str:
+        if len(self.data) > len(TEXT):  # a repetition, not a delta
+            made_text.append(len(self.data))
+        return original(self)
+
+    monkeypatch.setattr(LongEvent, "text", counted)
+    return made_text
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_repetition_read_in_place_gives_the_answer_of_one_decoded(
+    case: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    payloads, in_place = CASES[case]
+    data = body(TEXT, payloads)
+    want = [outcome(data, wire="responses", events=events) for events in (True, False)]
+    made_text = every_event_long(monkeypatch)
+    for pieces in ([data], sliced(data)):
+        got = [outcome(pieces, wire="responses", events=events) for events in (True, False)]
+        assert got == want
+    assert (not made_text) == in_place
+
+
+def test_two_calls_with_one_text_are_each_checked_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = body(TEXT, [done(TEXT, 0), done(TEXT, 1), completed(TEXT, TEXT)], calls=2)
+    want = outcome(data, wire="responses")
+    assert want[0] == "turn"
+    made_text = every_event_long(monkeypatch)
+    assert outcome(sliced(data), wire="responses") == want
+    assert made_text == []
+    changed = body(TEXT, [done(TEXT, 0), done(TEXT.replace("caf", "cab"), 1)], calls=2)
+    assert outcome(sliced(changed), wire="responses")[0] == "StreamError"
+
+
+def test_a_call_repeating_another_calls_text_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    other = TEXT.replace("caf", "cab")
+    data = body("", [done(TEXT, 0), done(TEXT, 1)], texts=(TEXT, other))
+    want = outcome(data, wire="responses")
+    assert want[0] == "StreamError"
+    every_event_long(monkeypatch)
+    assert outcome(sliced(data), wire="responses") == want
+
+
+def test_places_that_overlap_are_not_read_around() -> None:
+    data = bytearray(b'{"a":"xyz","b":"q"}')
+    assert decode_around(data, [(5, 10, 0)], json.loads) == ({"a": "0a", "b": "q"}, {("a",): 0})
+    assert decode_around(data, [(5, 10, 0), (8, 12, 1)], json.loads) is None
+
+
+def test_a_megabyte_repeated_three_times_costs_its_text_and_one_repetition_at_most() -> None:
+    """Arguments of 300,000 characters streamed, then repeated by `.done`, the finished item
+    and the finished response, one event a slice: none of the three is made text, and the
+    peak is the arguments' text, the joined copy the turn makes, and about one repetition's
+    bytes (decoded, each repetition was its text and the string read from it again)."""
+    text = dumps({"text": "plain words, \u00e9t\u00e9 " * 16_000})
+    data = body(text, [done(text), item_done(text), completed(text)], piece=4096)
+    slices = [event + b"\n\n" for event in data.split(b"\n\n") if event]
+    made_text = []
+    original = LongEvent.text
+    LongEvent.text = lambda self: made_text.append(1) or original(self)  # type: ignore[method-assign]
+    try:
+        tracemalloc.start()
+        builder = TurnBuilder(events=False)
+        for piece in slices:
+            builder.feed(piece)
+        builder.finish()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+        LongEvent.text = original  # type: ignore[method-assign]
+    assert made_text == []
+    assert peak < 2 * sys.getsizeof(text) + 1.5 * len(text.encode())
+
+
+def test_a_text_that_begins_another_calls_text_is_found_where_it_ends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The finished response lists first a call whose text is this call's and one more
+    character: only the string that ends where the text ends is this call's repetition."""
+    longer = TEXT + " "
+    output = [
+        ITEM | {"id": "fc_1", "call_id": "call_1", "arguments": longer},
+        ITEM | {"id": "fc_0", "arguments": TEXT},
+    ]
+    finished = dumps({"type": "response.completed", "response": {"output": output}})
+    data = body("", [done(TEXT, 0), done(longer, 1), finished], texts=(TEXT, longer))
+    want = outcome(data, wire="responses")
+    assert want[0] == "turn"
+    made_text = every_event_long(monkeypatch)
+    assert outcome(sliced(data), wire="responses") == want
+    assert made_text == []
