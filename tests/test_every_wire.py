@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from typing import Any
 import pytest
 
 import toolcall
+import toolcall._stream
 from tests import wire_bodies
 from tests.outcomes import outcome
 from tests.wire_bodies import WIRES, as_json_array, events, frame
@@ -518,6 +520,36 @@ def test_events_held_as_bytes_read_as_events_held_as_text(
                 outcome([whole[at : at + size] for at in range(0, len(whole), size)], wire=wire)
                 == want
             )
+    # A slice longer than the builder's window that is one whole event is read from the slice
+    # itself (`SSEDecoder.take_whole`): one event a slice, as a socket hands a megabyte over.
+    monkeypatch.setattr(toolcall._stream, "_WINDOW", long_from)
+    for whole, want in zip(bodies, wanted, strict=True):
+        by_event = [event for event in re.split(b"(?<=\n\n)", whole) if event]
+        assert outcome(by_event, wire=wire) == want
+
+
+def test_a_slice_that_is_one_long_event_is_read_where_it_is() -> None:
+    payload = b'{"text":"' + b"caf\xc3\xa9 " * 20_000 + b'"}'
+    for head in (b"", b"event: response.output_item.done\n"):
+        data = head + b"data: " + payload + b"\n\n"
+        decoder = toolcall.SSEDecoder()
+        event = decoder.take_whole(data)
+        assert event is not None and event.data is data
+        assert data[event.start : event.end] == payload
+        assert event.text() == payload.decode()
+        assert decoder.take(b"data: [DONE]\n\n") == ["[DONE]"]
+    others = [
+        b": keep-alive\n" + data,
+        data + b"data: x\n\n",
+        data.replace(b"\n\n", b"\r\n\r\n"),
+        b"id: 1\n" + data,
+        data[:-1],
+    ]
+    for other in others:
+        assert toolcall.SSEDecoder().take_whole(other) is None
+    held = toolcall.SSEDecoder()
+    assert held.take(b"data: {") == []
+    assert held.take_whole(data) is None
 
 
 def test_a_line_held_decoded_is_held_for_the_shortcut_too(monkeypatch: pytest.MonkeyPatch) -> None:

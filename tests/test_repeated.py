@@ -113,8 +113,8 @@ def every_event_long(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     original = LongEvent.text
 
     def counted(self: LongEvent) -> str:
-        if len(self.data) > len(TEXT):  # a repetition, not a delta
-            made_text.append(len(self.data))
+        if self.end - self.start > len(TEXT):  # a repetition, not a delta
+            made_text.append(self.end - self.start)
         return original(self)
 
     monkeypatch.setattr(LongEvent, "text", counted)
@@ -157,8 +157,12 @@ def test_a_call_repeating_another_calls_text_is_refused(monkeypatch: pytest.Monk
 
 def test_places_that_overlap_are_not_read_around() -> None:
     data = bytearray(b'{"a":"xyz","b":"q"}')
-    assert decode_around(data, [(5, 10, 0)], json.loads) == ({"a": "0a", "b": "q"}, {("a",): 0})
-    assert decode_around(data, [(5, 10, 0), (8, 12, 1)], json.loads) is None
+    end = len(data)
+    assert decode_around(data, 0, end, [(5, 10, 0)], json.loads) == (
+        {"a": "0a", "b": "q"},
+        {("a",): 0},
+    )
+    assert decode_around(data, 0, end, [(5, 10, 0), (8, 12, 1)], json.loads) is None
 
 
 def test_a_megabyte_repeated_three_times_costs_its_text_and_one_repetition_at_most() -> None:

@@ -66,6 +66,10 @@ class DocumentDecoder(ABC):
         document is made text as it comes."""
         return cast("list[str | LongEvent]", self.feed(data))
 
+    def take_whole(self, data: bytes) -> LongEvent | None:
+        """None: a document is made text as it comes (`SSEDecoder.take_whole`)."""
+        return None
+
     def _decode_front(self, size: int) -> None:
         """Decode the first `size` bytes held, the start of a long document, into its pieces
         and let go of them; raises `UnicodeDecodeError` where they are not UTF-8."""

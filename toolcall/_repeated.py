@@ -30,16 +30,17 @@ from typing import Any
 _WINDOW = 16 * 1024
 
 Path = tuple[str | int, ...]
+Bytes = bytes | bytearray
 
 
-def find(data: bytearray, parts: Iterable[str], at: int = 0) -> tuple[int, int] | None:
-    """Where in `data`, from `at`, the text made of `parts` is one JSON string (its quotes
+def find(data: Bytes, parts: Iterable[str], at: int, stop: int) -> tuple[int, int] | None:
+    """Where in `data[at:stop]` the text made of `parts` is one JSON string (its quotes
     included), spelt as the stdlib writes it; None if nowhere."""
     first = next(_written(parts), None)
     if first is None:
         return None
     head = b'"' + first
-    start = data.find(head, at)
+    start = data.find(head, at, stop)
     while start >= 0:
         end = start + len(head)
         # Written again for each place tried, a window at a time: a written copy of the whole
@@ -49,9 +50,9 @@ def find(data: bytearray, parts: Iterable[str], at: int = 0) -> tuple[int, int] 
                 break
             end += len(window)
         else:
-            if data[end : end + 1] == b'"':
+            if end < stop and data[end] == 0x22:  # the closing quote
                 return start, end + 1
-        start = data.find(head, start + 1)
+        start = data.find(head, start + 1, stop)
     return None
 
 
@@ -62,22 +63,22 @@ def _written(parts: Iterable[str]) -> Iterator[bytes]:
 
 
 def decode_around(
-    data: bytearray, spans: list[tuple[int, int, int]], loads: Callable[[str], Any]
+    data: Bytes, at: int, stop: int, spans: list[tuple[int, int, int]], loads: Callable[[str], Any]
 ) -> tuple[Any, dict[Path, int]] | None:
-    """The event's value with each span (start, end, key) left out, and the place each span's
-    key stands at in it; None where that cannot be told (see the module docstring). The value
-    holds a short string at each place, which the caller replaces."""
+    """The value of the event `data[at:stop]` with each span (start, end, key) left out, and
+    the place each span's key stands at in it; None where that cannot be told (see the module
+    docstring). The value holds a short string at each place, which the caller replaces."""
     # Places that overlap leave two short strings side by side, which no decoding accepts.
     spans = sorted(spans)
     values = []
     for side in "ab":
         text = bytearray()
-        last = 0
+        last = at
         for number, (start, end, _) in enumerate(spans):
             text += data[last:start]
             text += b'"%d%s"' % (number, side.encode())
             last = end
-        text += data[last:]
+        text += data[last:stop]
         try:
             values.append(loads(text.decode()))
         except ValueError:  # UnicodeDecodeError and the library's `Refused` are ValueErrors

@@ -46,30 +46,39 @@ COMMENTS_KEPT = 100
 
 class LongEvent:
     """The payload of a long SSE event, as the UTF-8 bytes it came in (see the module
-    docstring), and the byte offset in the body where it begins, for the error that says where
-    it is not UTF-8."""
+    docstring): `data[start:end]`, where `data` is the slice that was one whole event (not
+    copied) or the bytes the decoder held it in (its own), and the byte offset in the body where
+    the payload begins, for the error that says where it is not UTF-8."""
 
-    __slots__ = ("data", "offset")
+    __slots__ = ("data", "end", "offset", "start")
 
-    def __init__(self, data: bytearray, offset: int) -> None:
+    def __init__(self, data: bytes | bytearray, start: int, end: int, offset: int) -> None:
         self.data = data
+        self.start = start
+        self.end = end
         self.offset = offset
 
     def text(self) -> str:
-        """The payload made text, once: decoded a window at a time and let go of as it is, so
-        the bytes, their text and the text's pieces are never all held at once (a megabyte
-        decoded in one call held three times its size while Python widened its text)."""
-        data = self.data
+        """The payload made text, once: decoded a window at a time, and the decoder's own bytes
+        let go of as they are, so the bytes, their text and the text's pieces are never all
+        held at once (a megabyte decoded in one call held three times its size while Python
+        widened its text)."""
+        data, at, end = self.data, self.start, self.end
+        owned = type(data) is bytearray
         decode = codecs.getincrementaldecoder("utf-8")().decode
         pieces: list[str] = []
         done = 0
         window: bytes | bytearray = b""
         try:
-            while data:
-                window = data[:_DECODED_BY]
+            while at < end:
+                window = data[at : min(end, at + _DECODED_BY)]
                 pieces.append(decode(window))
-                del data[: len(window)]
                 done += len(window)
+                if owned:
+                    del data[: len(window)]  # type: ignore[union-attr]
+                    end -= len(window)
+                else:
+                    at += len(window)
             # The line end that followed in the body ends it here too, so a character cut off
             # before it is refused as the bytes that came say, where they came.
             window = b"\n"
@@ -184,22 +193,12 @@ class SSEDecoder:
             taken = self._feed_raw(data)
             if taken is not None:
                 return taken
-        # Bytes' `in` and `count` cost several times str's, so the scans over bytes are finds
-        # that stop at the first line ends (early in a larger slice), and the rest is on text.
-        elif self._at_boundary and data[-1:] == b"\n" and len(data) <= self._limit:
-            end = len(data) - 2
-            line = data.find(b"\n")
-            start = 0 if line == end else line + 1
-            if (
-                (start == 0 or (data.startswith(b"event:") and data.find(b"\n", start) == end))
-                and data.find(b"\r") < 0
-                and data.startswith(b"data: ", start)
-            ):
+        else:
+            start = self._one_event(data)
+            if start is not None:
                 # Cut at ASCII, the pieces are UTF-8 exactly when the whole is; only the payload
                 # is made text, rather than the whole slice and then a copy of most of it.
                 try:
-                    if start:
-                        data[:start].decode()
                     payload = data[start + 6 : -2].decode()
                 except UnicodeDecodeError:
                     pass  # the general path reports it, with its offset
@@ -215,6 +214,45 @@ class SSEDecoder:
         if self._held >= self.long_from and self.error is None:
             self._hold_as_bytes()
         return out
+
+    def take_whole(self, data: bytes) -> LongEvent | None:
+        """A slice that is exactly one long event of one `data: ` line, with nothing held (a
+        megabyte event as a socket or a test hands it over): its payload as a `LongEvent` over
+        the slice itself, not copied, checked as UTF-8 only when made text; None for any other
+        slice, which `take` reads."""
+        if self._raw is not None or self.error is not None:
+            return None
+        start = self._one_event(data)
+        if start is None:
+            return None
+        event = LongEvent(data, start + 6, len(data) - 2, self._offset + start + 6)
+        self._offset += len(data)
+        self._started = True
+        self._last = data
+        return event
+
+    def _one_event(self, data: bytes) -> int | None:
+        """Where the `data: ` line begins in a slice that is one event of that one line (after
+        one `event:` line or not) with nothing held before it, within the size limit; None for
+        any other. Bytes' `in` and `count` cost several times str's, so these are finds that
+        stop at the first line ends (early in a larger slice)."""
+        if not self._at_boundary or data[-1:] != b"\n" or len(data) > self._limit:
+            return None
+        end = len(data) - 2
+        line = data.find(b"\n")
+        start = 0 if line == end else line + 1
+        if not (
+            (start == 0 or (data.startswith(b"event:") and data.find(b"\n", start) == end))
+            and data.find(b"\r") < 0
+            and data.startswith(b"data: ", start)
+        ):
+            return None
+        if start:
+            try:
+                data[:start].decode()
+            except UnicodeDecodeError:
+                return None  # the general path reports it, with its offset
+        return start
 
     def _hold_as_bytes(self) -> None:
         """Hold the event in progress as its payload's bytes, if it is one `data: ` line so
@@ -272,7 +310,7 @@ class SSEDecoder:
     def _end_raw(self, data: bytes, taken: int) -> list[str | LongEvent]:
         """The long event ended with `data[:taken]`: return it, then what the rest gives."""
         assert self._raw is not None
-        event = LongEvent(self._raw, self._raw_at)
+        event = LongEvent(self._raw, 0, len(self._raw), self._raw_at)
         self._raw = None
         self._raw_ended = False
         self._held = 0

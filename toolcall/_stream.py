@@ -184,6 +184,8 @@ class TurnBuilder:
                 reader.read(payloads)  # type: ignore[arg-type]
             else:
                 self._read(payloads)
+        elif (event := decoder.take_whole(data)) is not None:
+            self._read([event])  # one long event, read from the slice itself
         else:
             view = memoryview(data)
             for start in range(0, len(data), _WINDOW):

@@ -161,14 +161,14 @@ class ResponsesReader(WireReader):
             call = self.assembler.call(number)
             if call is None or call.unwritten is not None or call.chars < _REPEATED_FROM:
                 continue
-            at = 0
-            while (found := find(event.data, call.parts, at)) is not None:
+            at = event.start
+            while (found := find(event.data, call.parts, at, event.end)) is not None:
                 if all(start != found[0] for start, _, _ in spans):  # two calls, one text
                     spans.append((*found, number))
                 at = found[1]
         if not spans:
             return None
-        decoded = decode_around(event.data, spans, self.loads)
+        decoded = decode_around(event.data, event.start, event.end, spans, self.loads)
         if decoded is None or type(decoded[0]) is not dict:
             return None
         value: dict[str, Any] = decoded[0]
