@@ -20,7 +20,7 @@ from typing import Any
 
 from ._partial import ArgumentsChange
 from ._turn import Turn
-from ._types import ToolCall
+from ._types import ToolCall, written_when_read_type
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,48 +119,11 @@ def reasoning_delta(text: str) -> ReasoningDelta:
     return event
 
 
-class _FragmentWrittenWhenRead(ArgumentsDelta):
-    """An `ArgumentsDelta` of a call whose whole arguments arrived as an object (Gemini,
-    Ollama, Anthropic's `input`): its fragment, the call's whole text, is written the first
-    time it is read, by the cell the call's `ToolCallFunction` reads too, so a caller that
-    reads neither never pays for the text, and one that reads both pays once. It is equal to,
-    hashes, shows and pickles as the plain `ArgumentsDelta`."""
-
-    __slots__ = ("_text",)
-    _text: Callable[[], str]
-
-    def __getattr__(self, attribute: str) -> str:
-        # Only an unset slot comes here: the fragment is written once, then read as usual.
-        if attribute != "fragment":
-            raise AttributeError(attribute)
-        text = self._text()
-        _set_fragment(self, text)
-        return text
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ArgumentsDelta):
-            return NotImplemented
-        return (self.index, self.fragment, self.changes) == (
-            other.index,
-            other.fragment,
-            other.changes,
-        )
-
-    __hash__ = ArgumentsDelta.__hash__
-
-    def __repr__(self) -> str:
-        return (
-            f"ArgumentsDelta(index={self.index!r}, fragment={self.fragment!r}, "
-            f"changes={self.changes!r})"
-        )
-
-    def __reduce__(self) -> tuple[type[ArgumentsDelta], tuple[int, str, tuple[Any, ...]]]:
-        return ArgumentsDelta, (self.index, self.fragment, self.changes)
-
-
-# Named as the public class it stands for: `type(x).__name__` in a caller's log or match on
-# names says what the value is, not how it is held.
-_FragmentWrittenWhenRead.__name__ = _FragmentWrittenWhenRead.__qualname__ = "ArgumentsDelta"
+# An `ArgumentsDelta` of a call whose whole arguments arrived as an object: its fragment, the
+# call's whole text, is written the first time it is read, by the cell the call's
+# `ToolCallFunction` reads too, so a caller that reads neither never pays for the text, and
+# one that reads both pays once.
+_FragmentWrittenWhenRead = written_when_read_type(ArgumentsDelta, "fragment")
 _set_written = _FragmentWrittenWhenRead.__dict__["_text"].__set__
 
 

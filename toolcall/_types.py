@@ -8,9 +8,10 @@ frozen and slotted: a finished call is a value, and there may be many deltas in 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from ._errors import StreamError
 from ._fields import wire_arguments, wire_index, wire_object, wire_text
@@ -38,50 +39,60 @@ class ToolCallFunction:
         return {"name": self.name, "arguments": self.arguments}
 
 
-class _WrittenWhenRead(ToolCallFunction):
-    """A `ToolCallFunction` whose arguments arrived as an object (Gemini, Ollama, Anthropic's
-    `input`) and are written as text the first time `arguments` is read.
+T = TypeVar("T")
 
-    A caller who takes the parsed `Turn.arguments`, as most do, never pays for a megabyte of
-    text written back from the object the wire sent, nor holds it. It is equal to, hashes,
-    shows and pickles as the plain `ToolCallFunction` with that text. The text comes from
-    `_text`, the one cell every holder of that call's text asks (`_held.HeldArguments`), which
-    writes it from its own copy of the object: a caller who changes `Turn.arguments` does not
-    change the text the model sent.
+
+def written_when_read_type(public: type[T], field_name: str) -> type[T]:
+    """A private subclass of `public`, a frozen slotted dataclass, whose field `field_name` is
+    left unset and written the first time it is read, by the callable in its `_text` slot.
+
+    Arguments that arrive as an object (Gemini, Ollama, Anthropic's `input`) are written as
+    text only when somebody reads them: a caller who takes the parsed `Turn.arguments`, as most
+    do, never pays for a megabyte written back from the object the wire sent, nor holds it.
+    The callable is the one cell every holder of a call's text asks (`_held.HeldArguments`),
+    so the text is written once, from the cell's own copy of the object. The subclass is
+    equal to, hashes, shows, pickles and copies as `public` with the field written, and is
+    named as `public`, so `type(x).__name__` says what the value is, not how it is held.
     """
+    setter = public.__dict__[field_name].__set__
+    names = [field.name for field in dataclasses.fields(public)]  # type: ignore[arg-type]
 
-    __slots__ = ("_text",)
-    _text: Callable[[], str]
-
-    def __getattr__(self, attribute: str) -> str:
-        # Python comes here only when the `arguments` slot is still unset (or for a name the
-        # class does not have): the text is written once, then read from the slot as usual.
-        if attribute != "arguments":
+    def __getattr__(self: Any, attribute: str) -> Any:
+        # Python comes here only while the slot is unset (or for a name the class does not
+        # have): the value is written once, then read from the slot as usual.
+        if attribute != field_name:
             raise AttributeError(attribute)
-        text = self._text()
-        _set_arguments(self, text)
-        return text
+        value = self._text()
+        setter(self, value)
+        return value
 
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ToolCallFunction):
+    def values(self: Any) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in names)
+
+    def __eq__(self: Any, other: object) -> bool:
+        if not isinstance(other, public):
             return NotImplemented
-        return self.name == other.name and self.arguments == other.arguments
+        return values(self) == values(other)
 
-    __hash__ = ToolCallFunction.__hash__
+    def __reduce__(self: Any) -> tuple[type[T], tuple[Any, ...]]:
+        return public, values(self)
 
-    def __repr__(self) -> str:
-        return f"ToolCallFunction(name={self.name!r}, arguments={self.arguments!r})"
+    namespace = {
+        "__slots__": ("_text",),
+        "__getattr__": __getattr__,
+        "__eq__": __eq__,
+        "__hash__": public.__hash__,
+        "__reduce__": __reduce__,
+        "__qualname__": public.__qualname__,
+        "__doc__": public.__doc__,
+    }
+    return type(public.__name__, (public,), namespace)
 
-    def __reduce__(self) -> tuple[type[ToolCallFunction], tuple[str, str]]:
-        return ToolCallFunction, (self.name, self.arguments)
 
-
-# Named as the public class it stands for: `type(x).__name__` in a caller's log or match on
-# names says what the value is, not how it is held.
-_WrittenWhenRead.__name__ = _WrittenWhenRead.__qualname__ = "ToolCallFunction"
+_WrittenWhenRead = written_when_read_type(ToolCallFunction, "arguments")
 _set_name = ToolCallFunction.__dict__["name"].__set__
-_set_arguments = ToolCallFunction.__dict__["arguments"].__set__
 _set_text = _WrittenWhenRead.__dict__["_text"].__set__
+_get_text = _WrittenWhenRead.__dict__["_text"].__get__
 
 
 def written_when_read(name: str, text: Callable[[], str]) -> ToolCallFunction:
@@ -100,7 +111,7 @@ def same_arguments(first: ToolCallFunction, second: ToolCallFunction) -> bool:
     if (
         type(first) is _WrittenWhenRead
         and type(second) is _WrittenWhenRead
-        and first._text == second._text
+        and _get_text(first) == _get_text(second)
     ):
         return True
     return first.arguments is second.arguments or first.arguments == second.arguments
