@@ -273,7 +273,7 @@ class WireTemplate:
     same padding made nearly every padded event a miss, decoded in full and learned again.
     """
 
-    __slots__ = ("after", "call", "prefix", "start", "wire_index")
+    __slots__ = ("after", "call", "prefix", "sink", "start", "wire_index")
 
     def __init__(self, prefix: str, pieces: list[tuple[str, int | None]], wire_index: int) -> None:
         self.prefix = prefix
@@ -290,6 +290,9 @@ class WireTemplate:
         #: The call the fragment goes to, set by the reader that learned the template: a match
         #: appends to it directly (`Assembler.extend`), as nothing changed since it was learned.
         self.call: CallState | None = None
+        #: Where a match's fragment goes instead, when it is not arguments text: Vertex's
+        #: `partialArgs` string piece goes on the string value it continues.
+        self.sink: Callable[[str], None] | None = None
 
     def match(self, text: str) -> str | None:
         """The fragment `text` carries if it has this envelope, else None."""

@@ -87,7 +87,10 @@ class WireReader:
                 fragment = template.match(text)
                 if fragment is not None:
                     if fragment:
-                        extend(template.call, fragment)  # type: ignore[arg-type]
+                        if template.sink is None:
+                            extend(template.call, fragment)  # type: ignore[arg-type]
+                        else:
+                            template.sink(fragment)
                     continue
             try:
                 event = self.loads(text)
@@ -149,7 +152,10 @@ class WireReader:
         same one until an event is read the ordinary way)."""
         self.chunks += 1
         if fragment:
-            self.assembler.extend(template.call, fragment)  # type: ignore[arg-type]
+            if template.sink is None:
+                self.assembler.extend(template.call, fragment)  # type: ignore[arg-type]
+            else:
+                template.sink(fragment)
         return False
 
     def event(self, event: dict[str, Any]) -> None:

@@ -22,9 +22,11 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from .._assembler import Assembler
 from .._errors import StreamError, shown
 from .._fields import value_chars
 from .._json import MAX_DEPTH
+from .._templates import WireTemplate, wire_template
 from ._base import WireReader, provider_error
 
 _STEP = re.compile(
@@ -87,6 +89,35 @@ class GeminiReader(WireReader):
 
     def close(self) -> None:
         self._close_streaming()
+
+    def learn(self, text: str, event: dict[str, Any]) -> WireTemplate | None:
+        """A template from a Vertex event that went on with the string value of the call being
+        streamed, and did nothing else: an event like it, with another piece, goes on with
+        the same string (`_StringPiece`)."""
+        streaming = self._streaming
+        if streaming is None:  # (the turn's end closes a call being streamed)
+            return None
+        try:
+            (candidate,) = event["candidates"]
+            (part,) = candidate["content"]["parts"]
+            (entry,) = part["functionCall"]["partialArgs"]
+        except (KeyError, TypeError, ValueError):
+            return None
+        if type(entry) is not dict:
+            return None
+        piece = entry.get("stringValue")
+        if type(piece) is not str or not piece:
+            return None
+        number, builder = streaming
+        held: Any = builder.root
+        for step in _steps(entry["jsonPath"], self.chunks):
+            held = _get(held, step, self.chunks)
+        if not isinstance(held, _Text):
+            return None
+        template = wire_template(text, "stringValue", piece, {}, number)
+        if template is not None:
+            template.sink = _StringPiece(held, builder, number, self.assembler).add
+        return template
 
     def _part(self, part: dict[str, Any]) -> None:
         signature = part.get("thoughtSignature")
@@ -151,6 +182,26 @@ class GeminiReader(WireReader):
         number, builder = self._streaming
         self._streaming = None
         self.whole_arguments(number, builder.value())
+
+
+class _StringPiece:
+    """Where a Vertex event that matched a template puts its piece: on the string it goes on
+    with, counted against `max_argument_chars` as `_ArgumentsBuilder.add` counts it."""
+
+    __slots__ = ("assembler", "builder", "number", "text")
+
+    def __init__(
+        self, text: _Text, builder: _ArgumentsBuilder, number: int, assembler: Assembler
+    ) -> None:
+        self.text = text
+        self.builder = builder
+        self.number = number
+        self.assembler = assembler
+
+    def add(self, piece: str) -> None:
+        self.builder.chars += len(piece)
+        self.text.add(piece)
+        self.assembler.check_arguments_room(self.builder.chars, self.number)
 
 
 class _Text:
