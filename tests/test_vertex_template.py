@@ -6,6 +6,7 @@ full (no template, no shortcut)."""
 
 from __future__ import annotations
 
+import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
@@ -126,3 +127,22 @@ def test_the_pieces_of_a_long_string_are_taken_by_the_template(
     monkeypatch.setattr(toolcall._stream, "backend", counting)
     assert outcome(slices(body), wire="gemini") == want
     assert 2 <= len(decoded) <= 6
+
+
+def test_a_call_closed_lets_go_of_its_pieces_whatever_template_kept_them() -> None:
+    """Memory, not time: the builder keeps templates (and their shortcuts) after the call they
+    took pieces for has closed; the pieces of its string must not live on with them, beside
+    the joined string and the text the partial view has written from it."""
+    text = "plain words " * 20_000
+    events = slices(vertex_body([("write", {"text": text})], 4, entry_continues=True))
+    tracemalloc.start()
+    try:
+        builder = TurnBuilder(partial_arguments=True, wire="gemini")
+        for piece in events:
+            builder.feed(piece)
+        builder.finish()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # The pieces while they come, then the joined string, its written text and the view's.
+    assert peak < 4 * len(text)

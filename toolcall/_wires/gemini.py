@@ -217,6 +217,13 @@ class _Text:
         self.parts = [first]
         self.loose = 1
 
+    def joined(self) -> str:
+        """The whole string, once the call closed. The pieces are let go of: a template that
+        took them (`_StringPiece`) may outlive the call in the builder's kept shortcuts."""
+        text = "".join(self.parts)
+        self.parts = []
+        return text
+
     def add(self, piece: str) -> None:
         parts = self.parts
         parts.append(piece)
@@ -364,7 +371,7 @@ def _set(holder: Any, step: str | int, value: Any, event: int) -> None:
 def _resolved(value: Any) -> Any:
     """`value` with every `_Text` joined; iterative, so deep paths cannot exhaust the stack."""
     if isinstance(value, _Text):
-        return "".join(value.parts)
+        return value.joined()
     if not isinstance(value, (dict, list)):
         return value
     stack = [value]
@@ -374,7 +381,7 @@ def _resolved(value: Any) -> Any:
         for key in keys:
             item = holder[key]
             if isinstance(item, _Text):
-                holder[key] = "".join(item.parts)
+                holder[key] = item.joined()
             elif isinstance(item, (dict, list)):
                 stack.append(item)
     return value
