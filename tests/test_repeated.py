@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import json
 import sys
-import tracemalloc
 
 import pytest
 
 import toolcall._wires.responses
+from tests.memory import fed_peak
 from tests.outcomes import outcome
-from toolcall import SSEDecoder, TurnBuilder
+from toolcall import SSEDecoder
 from toolcall._repeated import decode_around
 from toolcall._sse import LongEvent
 
@@ -165,7 +165,9 @@ def test_places_that_overlap_are_not_read_around() -> None:
     assert decode_around(data, 0, end, [(5, 10, 0), (8, 12, 1)], json.loads) is None
 
 
-def test_a_megabyte_repeated_three_times_costs_its_text_and_one_repetition_at_most() -> None:
+def test_a_megabyte_repeated_three_times_costs_its_text_and_one_repetition_at_most(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Arguments of 300,000 characters streamed, then repeated by `.done`, the finished item
     and the finished response, one event a slice: none of the three is made text, and the
     peak is the arguments' text, the joined copy the turn makes, and about one repetition's
@@ -173,19 +175,15 @@ def test_a_megabyte_repeated_three_times_costs_its_text_and_one_repetition_at_mo
     text = dumps({"text": "plain words, \u00e9t\u00e9 " * 16_000})
     data = body(text, [done(text), item_done(text), completed(text)], piece=4096)
     slices = [event + b"\n\n" for event in data.split(b"\n\n") if event]
-    made_text = []
+    made_text: list[int] = []
     original = LongEvent.text
-    LongEvent.text = lambda self: made_text.append(1) or original(self)  # type: ignore[method-assign]
-    try:
-        tracemalloc.start()
-        builder = TurnBuilder(events=False)
-        for piece in slices:
-            builder.feed(piece)
-        builder.finish()
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-        LongEvent.text = original  # type: ignore[method-assign]
+
+    def counted(self: LongEvent) -> str:
+        made_text.append(self.end - self.start)
+        return original(self)
+
+    monkeypatch.setattr(LongEvent, "text", counted)
+    peak = fed_peak(slices, events=False)
     assert made_text == []
     assert peak < 2 * sys.getsizeof(text) + 1.5 * len(text.encode())
 

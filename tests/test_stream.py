@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import tracemalloc
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -16,6 +15,7 @@ import pytest
 
 import toolcall
 from tests import wire_bodies
+from tests.memory import fed_peak
 from toolcall import (
     ProviderError,
     StreamError,
@@ -620,13 +620,6 @@ def test_a_body_fed_in_one_slice_is_read_where_it_is_not_copied(wire: str) -> No
     framing: it is read in place, while a copy kept for detecting the framing was twice the
     body. Counted by tracemalloc, not timed."""
     body = wire_bodies.body(wire, [("write", {"text": "plain words, " * 40_000})])
-    tracemalloc.start()
-    try:
-        builder = TurnBuilder(events=False, wire=wire)
-        builder.feed(body)
-        builder.finish()
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    peak = fed_peak([body], events=False, wire=wire)
     # The call's text, in its loosely joined parts, is a quarter of this body or less.
     assert peak < len(body) / 2

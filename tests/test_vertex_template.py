@@ -6,7 +6,6 @@ full (no template, no shortcut)."""
 
 from __future__ import annotations
 
-import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
@@ -15,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolcall._stream
+from tests.memory import fed_peak
 from tests.outcomes import outcome
 from tests.test_shortcut import SPOILS, slices, spoiled
 from tests.wire_bodies import frame, pieces
@@ -135,14 +135,6 @@ def test_a_call_closed_lets_go_of_its_pieces_whatever_template_kept_them() -> No
     the joined string and the text the partial view has written from it."""
     text = "plain words " * 20_000
     events = slices(vertex_body([("write", {"text": text})], 4, entry_continues=True))
-    tracemalloc.start()
-    try:
-        builder = TurnBuilder(partial_arguments=True, wire="gemini")
-        for piece in events:
-            builder.feed(piece)
-        builder.finish()
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
+    peak = fed_peak(events, partial_arguments=True, wire="gemini")
     # The pieces while they come, then the joined string, its written text and the view's.
     assert peak < 4 * len(text)
