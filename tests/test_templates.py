@@ -47,8 +47,8 @@ def read(payloads: list[str], *, templates: bool, json_backend: str = "stdlib") 
         "diagnostics": [d.to_dict() for d in reader.assembler.diagnostics],
         "finish": reader.finish_reasons,
         "usage": reader.usage,
-        "content": reader.content,
-        "reasoning": reader.reasoning,
+        "content": reader.content.joined(),
+        "reasoning": reader.reasoning.joined(),
     }
 
 

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from ._diagnostics import Diagnostic
 from ._errors import StreamError, TruncatedError
+from ._runs import TextRuns
 from ._types import ToolCall
 from ._validation import parse_arguments
 
@@ -90,10 +91,10 @@ class Gathered(Protocol):
     def usage(self) -> dict[str, Any] | None: ...
 
     @property
-    def content(self) -> list[str]: ...
+    def content(self) -> TextRuns: ...
 
     @property
-    def reasoning(self) -> list[str]: ...
+    def reasoning(self) -> TextRuns: ...
 
     @property
     def extra_content(self) -> dict[str, Any] | None: ...
@@ -187,8 +188,8 @@ def end_turn(assembler: Calls, reader: Gathered, framing: Framed, watcher: Repor
         arguments=arguments,
         finish_reason=finish_reason,
         usage=reader.usage,
-        content="".join(reader.content),
-        reasoning="".join(reader.reasoning),
+        content=reader.content.joined(),
+        reasoning=reader.reasoning.joined(),
         diagnostics=tuple(diagnostics),
         extra_content=reader.extra_content,
     )

@@ -20,6 +20,7 @@ from .._assembler import Assembler
 from .._errors import ProviderError, StreamError, ToolCallError, shown
 from .._events import Event, reasoning_delta, text_delta
 from .._json import Dumps, Loads, Refused
+from .._runs import TextRuns
 from .._shortcut import Template
 from .._sse import LongEvent
 from .._templates import WireTemplate
@@ -57,8 +58,8 @@ class WireReader:
         #: What ended the turn, once it has ended (see `end_turn`).
         self.ended: str | None = None
         self.usage: dict[str, Any] | None = None
-        self.content: list[str] = []
-        self.reasoning: list[str] = []
+        self.content = TextRuns()
+        self.reasoning = TextRuns()
         self.extra_content: dict[str, Any] | None = None
         self.events: list[Event] | None = None
         #: False reads every event in full: the reference the template fast path must equal.
@@ -262,7 +263,7 @@ class WireReader:
         if type(piece) is not str:
             raise StreamError(f"{self.wire} event {self.chunks}: {what} is not text")
         self.assembler.spend_text(len(piece), what)
-        (self.reasoning if reasoning else self.content).append(piece)
+        (self.reasoning if reasoning else self.content).add(piece)
         if self.events is not None:
             self.events.append(reasoning_delta(piece) if reasoning else text_delta(piece))
 

@@ -201,7 +201,7 @@ class ChatReader(WireReader):
         else:
             what, kept, event = "reasoning", self.reasoning, reasoning_delta
         self.assembler.spend_text(len(piece), what)
-        kept.append(piece)
+        kept.add(piece)
         if self.events is not None:
             self.events.append(event(piece))
 

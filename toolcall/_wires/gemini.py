@@ -26,6 +26,7 @@ from .._assembler import Assembler
 from .._errors import StreamError, shown
 from .._fields import value_chars
 from .._json import MAX_DEPTH
+from .._runs import TextRuns
 from .._templates import WireTemplate, wire_template
 from ._base import WireReader, provider_error
 
@@ -112,7 +113,7 @@ class GeminiReader(WireReader):
         held: Any = builder.root
         for step in _steps(entry["jsonPath"], self.chunks):
             held = _get(held, step, self.chunks)
-        if not isinstance(held, _Text):
+        if not isinstance(held, TextRuns):
             return None
         template = wire_template(text, "stringValue", piece, {}, number)
         if template is not None:
@@ -191,7 +192,7 @@ class _StringPiece:
     __slots__ = ("assembler", "builder", "number", "text")
 
     def __init__(
-        self, text: _Text, builder: _ArgumentsBuilder, number: int, assembler: Assembler
+        self, text: TextRuns, builder: _ArgumentsBuilder, number: int, assembler: Assembler
     ) -> None:
         self.text = text
         self.builder = builder
@@ -202,39 +203,6 @@ class _StringPiece:
         self.builder.chars += len(piece)
         self.text.add(piece)
         self.assembler.check_arguments_room(self.builder.chars, self.number)
-
-
-class _Text:
-    """A string value still arriving in pieces: joined once, when the call closes.
-
-    Pieces are kept as they came only until `_LOOSE_KEPT` of them are, then joined into one
-    run: a `str` held for each piece of four characters made memory sixteen times the text.
-    """
-
-    __slots__ = ("loose", "parts")
-
-    def __init__(self, first: str) -> None:
-        self.parts = [first]
-        self.loose = 1
-
-    def joined(self) -> str:
-        """The whole string, once the call closed. The pieces are let go of: a template that
-        took them (`_StringPiece`) may outlive the call in the builder's kept shortcuts."""
-        text = "".join(self.parts)
-        self.parts = []
-        return text
-
-    def add(self, piece: str) -> None:
-        parts = self.parts
-        parts.append(piece)
-        self.loose += 1
-        if self.loose == _LOOSE_KEPT:
-            parts[-_LOOSE_KEPT:] = ["".join(parts[-_LOOSE_KEPT:])]
-            self.loose = 0
-
-
-#: Pieces of a string value kept as they came before they are joined into one run.
-_LOOSE_KEPT = 64
 
 
 class _ArgumentsBuilder:
@@ -282,10 +250,10 @@ class _ArgumentsBuilder:
                 held = _get(holder, step, event)
                 if held is None and type(step) is str:
                     self.chars += len(step)  # a new member's name is text it holds too
-                if type(value) is str and isinstance(held, _Text):
+                if type(value) is str and isinstance(held, TextRuns):
                     held.add(value)
                 else:
-                    _set(holder, step, _Text(value) if type(value) is str else value, event)
+                    _set(holder, step, _runs_of(value) if type(value) is str else value, event)
                 return
             child = _get(holder, step, event)
             if child is None:
@@ -368,9 +336,17 @@ def _set(holder: Any, step: str | int, value: Any, event: int) -> None:
         holder[step] = value
 
 
+def _runs_of(first: str) -> TextRuns:
+    """A string value still arriving in pieces: joined once, when the call closes."""
+    runs = TextRuns()
+    runs.add(first)
+    return runs
+
+
 def _resolved(value: Any) -> Any:
-    """`value` with every `_Text` joined; iterative, so deep paths cannot exhaust the stack."""
-    if isinstance(value, _Text):
+    """`value` with every string in runs joined; iterative, so deep paths cannot break the
+    stack."""
+    if isinstance(value, TextRuns):
         return value.joined()
     if not isinstance(value, (dict, list)):
         return value
@@ -380,7 +356,7 @@ def _resolved(value: Any) -> Any:
         keys = holder.keys() if type(holder) is dict else range(len(holder))
         for key in keys:
             item = holder[key]
-            if isinstance(item, _Text):
+            if isinstance(item, TextRuns):
                 holder[key] = item.joined()
             elif isinstance(item, (dict, list)):
                 stack.append(item)

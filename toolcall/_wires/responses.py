@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 from .._errors import StreamError, shown
 from .._repeated import Path, decode_around, find
+from .._runs import TextRuns
 from .._sse import LongEvent
 from .._templates import INTEGER_HOLE, STRING_HOLE, WireTemplate, wire_template
 from ._base import WireReader, provider_error
@@ -83,7 +84,7 @@ class ResponsesReader(WireReader):
         self._items: dict[object, object] = {}
         # The pieces each text part (item id, content index) received as deltas: its `.done`
         # repeats them, and is checked against them.
-        self._streamed: dict[tuple[object, object], list[str]] = {}
+        self._streamed: dict[tuple[object, object], TextRuns] = {}
 
     def event(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
@@ -94,22 +95,23 @@ class ResponsesReader(WireReader):
             pieces = self._streamed.get(part)
             if pieces is None:
                 self.assembler.spend_text(len(str(part[0])), "item ids")
-                pieces = self._streamed[part] = []
+                pieces = self._streamed[part] = TextRuns()
             piece = event["delta"]
             self.text(piece, reasoning=_TEXT[kind])
             if piece:
-                pieces.append(piece)
+                pieces.add(piece)
         elif kind in _TEXT_DONE:
             part = (event.get("item_id"), event.get("content_index"))
             pieces = self._streamed.get(part)
             if not pieces:  # no text came before: the repetition is the text
                 self.text(event["text"], reasoning=_TEXT_DONE[kind])
-                self._streamed[part] = [event["text"]]
-            elif event["text"] != "".join(pieces):
+                pieces = self._streamed[part] = TextRuns()
+                pieces.add(event["text"])
+            elif event["text"] != pieces.joined():
                 raise StreamError(
                     f"responses event {self.chunks}: the whole text {kind} repeated "
                     f"({len(str(event['text']))} characters) differs from its deltas "
-                    f"({sum(map(len, pieces))} characters)"
+                    f"({len(pieces.joined())} characters)"
                 )
         elif kind == "response.output_item.added":
             item = event["item"]
