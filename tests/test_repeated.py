@@ -104,7 +104,7 @@ CASES: dict[str, tuple[list[str], bool]] = {
 }
 
 
-def every_event_long(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+def every_event_long(monkeypatch: pytest.MonkeyPatch, longer_than: int = len(TEXT)) -> list[int]:
     """From now on, every event held across feeds is held as bytes and every call searched
     for (the path a megabyte takes); returns the sizes of the repetitions made text."""
     monkeypatch.setattr(SSEDecoder, "long_from", 1)
@@ -113,7 +113,7 @@ def every_event_long(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     original = LongEvent.text
 
     def counted(self: LongEvent) -> str:
-        if self.end - self.start > len(TEXT):  # a repetition, not a delta
+        if self.end - self.start > longer_than:  # a repetition, not a delta
             made_text.append(self.end - self.start)
         return original(self)
 
@@ -205,3 +205,83 @@ def test_a_text_that_begins_another_calls_text_is_found_where_it_ends(
     made_text = every_event_long(monkeypatch)
     assert outcome(sliced(data), wire="responses") == want
     assert made_text == []
+
+
+MESSAGE = {"type": "message", "id": "msg_0", "role": "assistant"}
+
+
+def text_body(text: str, repeats: list[str], *, also: str = "") -> bytes:
+    """A Responses body streaming `text` as one message's text (and `also` as a second
+    message's), then `repeats`."""
+    events = [dumps({"type": "response.created", "response": {}})]
+    for n, streamed in enumerate([text, also] if also else [text]):
+        message = MESSAGE | {"id": f"msg_{n}"}
+        events.append(
+            dumps({"type": "response.output_item.added", "output_index": n, "item": message})
+        )
+        part = {"type": "response.output_text.delta", "item_id": f"msg_{n}", "content_index": 0}
+        events += [
+            dumps(part | {"delta": streamed[at : at + 5]}) for at in range(0, len(streamed), 5)
+        ]
+    events += repeats
+    return "".join(f"data: {payload}\n\n" for payload in events).encode()
+
+
+def text_repeated(text: str) -> list[str]:
+    """Every place Responses repeats a message's text: `.done`, the finished part, item and
+    response."""
+    part = {"item_id": "msg_0", "content_index": 0}
+    content = {"type": "output_text", "text": text}
+    message = MESSAGE | {"content": [content]}
+    return [
+        dumps({"type": "response.output_text.done", **part, "text": text}),
+        dumps({"type": "response.content_part.done", **part, "part": content}),
+        dumps({"type": "response.output_item.done", "output_index": 0, "item": message}),
+        dumps({"type": "response.completed", "response": {"output": [message]}}),
+    ]
+
+
+PROSE = 'Caf\u00e9 "quoted" \\ \u6f22\u5b57 \U0001f9ea\n' * 40
+TEXT_CASES: dict[str, tuple[list[str], bool]] = {
+    "as streamed": (text_repeated(PROSE), True),
+    "one character changed": (text_repeated(PROSE.replace("Caf", "Cab", 1))[:1], False),
+    "as a call's arguments": (
+        [dumps({"type": "response.output_item.done", "item": ITEM | {"arguments": PROSE}})],
+        False,
+    ),
+    "with a type that is not text": (
+        [dumps({"type": ["response.output_text.done"], "text": PROSE})],
+        False,
+    ),
+    "as a call's name": (
+        [dumps({"type": "response.output_item.added", "item": ITEM | {"name": PROSE}})],
+        False,
+    ),
+    "as another message's text": (
+        [
+            dumps(
+                {
+                    "type": "response.output_text.done",
+                    "item_id": "msg_1",
+                    "content_index": 0,
+                    "text": PROSE,
+                }
+            )
+        ],
+        True,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(TEXT_CASES))
+def test_a_text_repeated_is_read_in_place_as_decoded(
+    case: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    payloads, in_place = TEXT_CASES[case]
+    data = text_body(PROSE, payloads, also=PROSE.replace("Caf", "Cab"))
+    want = [outcome(data, wire="responses", events=events) for events in (True, False)]
+    made_text = every_event_long(monkeypatch, longer_than=len(PROSE))
+    for pieces in ([data], sliced(data)):
+        got = [outcome(pieces, wire="responses", events=events) for events in (True, False)]
+        assert got == want
+    assert (not made_text) == in_place

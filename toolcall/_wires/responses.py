@@ -43,30 +43,45 @@ _TEXT_DONE = {
 _REPEATED_FROM = 4096
 
 
+#: What a long event may repeat: a call's arguments (by the call's number) or a streamed text
+#: part's text (by its item id and content index).
+Source = tuple[str, object]
+
+
 class _Repeated:
-    """Where a long event repeats call `number`'s arguments (`ResponsesReader._repeating`)."""
+    """Where a long event repeats what `source` streamed (`ResponsesReader._repeating`)."""
 
-    __slots__ = ("number",)
+    __slots__ = ("source",)
 
-    def __init__(self, number: int) -> None:
-        self.number = number
+    def __init__(self, source: Source) -> None:
+        self.source = source
 
 
-def _repeats_at(kind: object, path: Path) -> bool:
-    """Whether an event of type `kind` repeats a call's arguments at `path`: `.done`, the
-    finished item, and each item of the finished response's output."""
-    if kind == "response.function_call_arguments.done":
-        return path == ("arguments",)
-    if kind == "response.output_item.done":
-        return path == ("item", "arguments")
-    if kind in ("response.completed", "response.incomplete"):
+def _repeats_at(kind: object, path: Path, source: Source) -> bool:
+    """Whether an event of type `kind` may hold, at `path`, the repetition of what `source`
+    streamed: arguments where this wire repeats them (`.done`, the finished item, each item of
+    the finished response); a text part's text at its `.done`, where it is checked, or at
+    places this reader never reads (the finished part, item and response)."""
+    finished = kind in ("response.completed", "response.incomplete")
+    if source[0] == "call":
+        if kind == "response.function_call_arguments.done":
+            return path == ("arguments",)
+        if kind == "response.output_item.done":
+            return path == ("item", "arguments")
         return (
-            len(path) == 4
+            finished
+            and len(path) == 4
             and path[:2] == ("response", "output")
             and type(path[2]) is int
             and path[3] == "arguments"
         )
-    return False
+    if type(kind) is str and kind in _TEXT_DONE:
+        return path == ("text",)
+    if kind in ("response.content_part.done", "response.reasoning_summary_part.done"):
+        return path[:1] == ("part",)
+    if kind == "response.output_item.done":
+        return path[:2] in (("item", "content"), ("item", "summary"))
+    return finished and path[:2] == ("response", "output") and path[-1:] == ("text",)
 
 
 class ResponsesReader(WireReader):
@@ -103,11 +118,16 @@ class ResponsesReader(WireReader):
         elif kind in _TEXT_DONE:
             part = (event.get("item_id"), event.get("content_index"))
             pieces = self._streamed.get(part)
+            text = event["text"]
+            if type(text) is _Repeated:
+                if text.source == ("text", part):
+                    return  # found, written as the stdlib writes it, to be what streamed
+                text = event["text"] = self._resolved(text)
             if not pieces:  # no text came before: the repetition is the text
-                self.text(event["text"], reasoning=_TEXT_DONE[kind])
+                self.text(text, reasoning=_TEXT_DONE[kind])
                 pieces = self._streamed[part] = TextRuns()
-                pieces.add(event["text"])
-            elif event["text"] != pieces.joined():
+                pieces.add(text)
+            elif text != pieces.joined():
                 raise StreamError(
                     f"responses event {self.chunks}: the whole text {kind} repeated "
                     f"({len(str(event['text']))} characters) differs from its deltas "
@@ -156,17 +176,23 @@ class ResponsesReader(WireReader):
         self._template = None
 
     def _repeating(self, event: LongEvent) -> dict[str, Any] | None:
-        """The event's value with a `_Repeated` where it repeats a long call's arguments, or
-        None where it repeats none, or somewhere this wire does not."""
-        spans: list[tuple[int, int, int]] = []
+        """The event's value with a `_Repeated` where it repeats a long call's arguments or a
+        long text part's text, or None where it repeats none, or somewhere this wire does not
+        repeat that (`_repeats_at`)."""
+        sources: list[tuple[Source, list[str]]] = []
         for number in dict.fromkeys(self._calls.values()):
             call = self.assembler.call(number)
-            if call is None or call.unwritten is not None or call.chars < _REPEATED_FROM:
-                continue
+            if call is not None and call.unwritten is None and call.chars >= _REPEATED_FROM:
+                sources.append((("call", number), call.parts))
+        for part, runs in self._streamed.items():
+            if sum(map(len, runs.parts)) >= _REPEATED_FROM:
+                sources.append((("text", part), runs.parts))
+        spans: list[tuple[int, int, int]] = []
+        for key, (_, parts) in enumerate(sources):
             at = event.start
-            while (found := find(event.data, call.parts, at, event.end)) is not None:
-                if all(start != found[0] for start, _, _ in spans):  # two calls, one text
-                    spans.append((*found, number))
+            while (found := find(event.data, parts, at, event.end)) is not None:
+                if all(start != found[0] for start, _, _ in spans):  # two sources, one text
+                    spans.append((*found, key))
                 at = found[1]
         if not spans:
             return None
@@ -176,16 +202,23 @@ class ResponsesReader(WireReader):
         value: dict[str, Any] = decoded[0]
         places = decoded[1]
         kind = value.get("type")
-        for path in places:
-            if not _repeats_at(kind, path):
+        for path, key in places.items():
+            if not _repeats_at(kind, path, sources[key][0]):
                 return None
-        for path, number in places.items():
+        for path, key in places.items():
             *inner, last = path
             container: Any = value
             for step in inner:
                 container = container[step]
-            container[last] = _Repeated(number)
+            container[last] = _Repeated(sources[key][0])
         return value
+
+    def _resolved(self, repeated: _Repeated) -> str:
+        """The text a `_Repeated` stands for, where it is read against another source."""
+        kind, key = repeated.source
+        if kind == "call":
+            return self.streamed(key) or ""  # type: ignore[arg-type]
+        return self._streamed[key].joined()  # type: ignore[index]
 
     def adds_to_turn(self, event: dict[str, Any]) -> bool:
         return event.get("type") != "error"
@@ -224,9 +257,9 @@ class ResponsesReader(WireReader):
         if arguments is None:
             return
         if type(arguments) is _Repeated:
-            if arguments.number == number:
+            if arguments.source == ("call", number):
                 return  # found, written as the stdlib writes it, to be what the deltas sent
-            arguments = self.streamed(arguments.number)
+            arguments = self._resolved(arguments)
         if type(arguments) is not str:
             raise StreamError(
                 f"responses event {self.chunks}: the whole arguments repeated are not text: "
