@@ -498,3 +498,25 @@ def test_a_long_event_that_is_not_utf8_names_its_byte_offset() -> None:
     assert isinstance(long, LongEvent)
     with pytest.raises(StreamError, match="at byte offset 5006: invalid start byte"):
         long.text()
+
+
+def test_an_event_that_cannot_be_held_as_bytes_is_looked_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Counted, not timed: a long event of more than one line, arriving a byte at a time, is
+    looked at once for holding as bytes (each look joins what it holds so far), not at every
+    slice, which would grow as the square of the event; the next event is looked at again."""
+    looks: list[int] = []
+    original = SSEDecoder._hold_as_bytes
+
+    def counted(self: SSEDecoder) -> None:
+        looks.append(1)
+        original(self)
+
+    monkeypatch.setattr(SSEDecoder, "_hold_as_bytes", counted)
+    body = b"id: 7\ndata: " + b"x" * 2000 + b"\n\ndata: " + b"y" * 2000 + b"\n\n"
+    decoder = SSEDecoder()
+    with held_as_bytes_from(16):
+        payloads = [p for at in range(len(body)) for p in decoder.feed(body[at : at + 1])]
+    assert payloads == ["x" * 2000, "y" * 2000]
+    assert len(looks) == 2

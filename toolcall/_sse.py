@@ -35,8 +35,10 @@ from ._errors import LimitExceeded, StreamError, check_limit
 __all__ = ["DEFAULT_MAX_EVENT_CHARS", "LongEvent", "SSEDecoder"]
 
 DEFAULT_MAX_EVENT_CHARS = 64 * 1024 * 1024
-#: An event held longer than this is held as bytes, for a decoder with `long_events`.
+#: An event of one `data: ` line held longer than this is held as bytes (`LongEvent`).
 LONG_EVENT_BYTES = 64 * 1024
+#: An `event:` line longer than this is no event name: its event is not held as bytes.
+_EVENT_NAME_CHARS = 1024
 #: Bytes a `LongEvent` is decoded by at a time.
 _DECODED_BY = 64 * 1024
 #: Comment lines kept as text; the rest are only counted. A provider that stalls may send
@@ -112,6 +114,7 @@ class SSEDecoder:
     """
 
     __slots__ = (
+        "_as_text",
         "_at_boundary",
         "_buf",
         "_cr",
@@ -149,6 +152,9 @@ class SSEDecoder:
         self._raw_at = 0
         self._raw_head = ""
         self._raw_ended = False
+        # The event held is text to its end: it is not one `data: ` line, or it was bytes and
+        # left them. Looked at once per event, as that look joins what the event holds so far.
+        self._as_text = False
         # Text after the last event boundary, in the pieces it arrived in: joined only once a
         # boundary shows up, so a long line fed in small slices is never re-concatenated per feed.
         self._buf: list[str] = []
@@ -211,7 +217,7 @@ class SSEDecoder:
         self._last = None
         out = cast("list[str | LongEvent]", self._feed(data))
         self._at_boundary = not self._buf and self.error is None and data[-2:] == b"\n\n"
-        if self._held >= self.long_from and self.error is None:
+        if self._held >= self.long_from and not self._as_text and self.error is None:
             self._hold_as_bytes()
         return out
 
@@ -262,7 +268,13 @@ class SSEDecoder:
         start = 0
         if event.startswith("event:"):
             start = event.find("\n") + 1
+            if start == 0:  # its event line still arriving: looked at again, unless absurd
+                self._as_text = len(event) > _EVENT_NAME_CHARS
+                return
+        if len(event) < start + 6 and "data: ".startswith(event[start:]):
+            return  # its `data: ` still arriving (a body held as bytes from its first bytes)
         if event.find("\n", start) >= 0 or not event.startswith("data: ", start):
+            self._as_text = True
             return
         raw = bytearray(event[start + 6 :].encode())
         # Bytes of a character still arriving belong to the payload too.
@@ -314,6 +326,7 @@ class SSEDecoder:
         self._raw = None
         self._raw_ended = False
         self._held = 0
+        self._as_text = False
         self._offset += taken
         self._at_boundary = True
         out: list[str | LongEvent] = [event]
@@ -342,6 +355,7 @@ class SSEDecoder:
             raise self.error from None
         self._buf = [self._raw_head + text]
         self._held = len(self._buf[0])
+        self._as_text = True
         self._at_boundary = False
 
     def envelope(self) -> tuple[bytes, bytes] | None:
@@ -401,6 +415,7 @@ class SSEDecoder:
         else:
             region = text[:end]
         self._held = 0
+        self._as_text = False
         if len(region) <= self._limit:
             out = self._dispatch(region)
         else:

@@ -24,12 +24,9 @@ from __future__ import annotations
 import json.decoder
 import re
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ._json import holds_surrogate
-
-if TYPE_CHECKING:
-    from ._call import CallState
 
 #: The C string decoder behind `json.loads` (typeshed does not declare it).
 scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
@@ -273,7 +270,7 @@ class WireTemplate:
     same padding made nearly every padded event a miss, decoded in full and learned again.
     """
 
-    __slots__ = ("after", "call", "prefix", "sink", "start", "wire_index")
+    __slots__ = ("after", "prefix", "sink", "start", "wire_index")
 
     def __init__(self, prefix: str, pieces: list[tuple[str, int | None]], wire_index: int) -> None:
         self.prefix = prefix
@@ -287,11 +284,10 @@ class WireTemplate:
             + _CLOSING
         )
         self.wire_index = wire_index
-        #: The call the fragment goes to, set by the reader that learned the template: a match
-        #: appends to it directly (`Assembler.extend`), as nothing changed since it was learned.
-        self.call: CallState | None = None
-        #: Where a match's fragment goes instead, when it is not arguments text: Vertex's
-        #: `partialArgs` string piece goes on the string value it continues.
+        #: Where a match's fragment goes, set by the reader that learned the template, as
+        #: nothing it looked at can change while the template lives: most often the call the
+        #: fragment is arguments of (`Assembler.extend` with that call); for Vertex's
+        #: `partialArgs`, the string value the piece goes on.
         self.sink: Callable[[str], None] | None = None
 
     def match(self, text: str) -> str | None:

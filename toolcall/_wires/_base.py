@@ -14,6 +14,7 @@ every wire, and two calls never share a number.
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
+from functools import partial
 from typing import Any, ClassVar
 
 from .._assembler import Assembler
@@ -78,7 +79,6 @@ class WireReader:
         call the template holds: it goes to that call directly, with none of the checks and
         look-ups a decoded event needs, which were made when the template was learned.
         """
-        extend = self.assembler.extend
         for text in payloads:
             self.chunks += 1
             if self.second_generation is not None:
@@ -88,10 +88,7 @@ class WireReader:
                 fragment = template.match(text)
                 if fragment is not None:
                     if fragment:
-                        if template.sink is None:
-                            extend(template.call, fragment)  # type: ignore[arg-type]
-                        else:
-                            template.sink(fragment)
+                        template.sink(fragment)  # type: ignore[misc]
                     continue
             try:
                 event = self.loads(text)
@@ -106,10 +103,12 @@ class WireReader:
             if not self._take_decoded(event):
                 continue
             template = self.learn(text, event) if self.learning else None
-            if template is not None:
-                template.call = self.assembler.call(template.wire_index)
-                if template.call is None:
+            if template is not None and template.sink is None:
+                call = self.assembler.call(template.wire_index)
+                if call is None:
                     template = None
+                else:
+                    template.sink = partial(self.assembler.extend, call)
             self._template = template
 
     def _take_decoded(self, event: object) -> bool:
@@ -153,10 +152,7 @@ class WireReader:
         same one until an event is read the ordinary way)."""
         self.chunks += 1
         if fragment:
-            if template.sink is None:
-                self.assembler.extend(template.call, fragment)  # type: ignore[arg-type]
-            else:
-                template.sink(fragment)
+            template.sink(fragment)  # type: ignore[misc]
         return False
 
     def event(self, event: dict[str, Any]) -> None:
