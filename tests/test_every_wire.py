@@ -443,35 +443,39 @@ def joined(framing: str, documents: list[bytes], ending: str = "\n") -> bytes:
     return b"\xef\xbb\xbf[" + ("," + ending).encode().join(documents) + b"]"
 
 
-@pytest.mark.parametrize("decoded_from", [1, 5, 64])
+@pytest.mark.parametrize("backend", ["auto", "stdlib"])
+@pytest.mark.parametrize("long_from", [1, 5, 64])
 @pytest.mark.parametrize("ending", ["\n", "\r\n"])
 @pytest.mark.parametrize("framing", ["ndjson", "json-array"])
-def test_a_long_document_decoded_as_it_arrives_reads_as_one_decoded_whole(
-    monkeypatch: pytest.MonkeyPatch, framing: str, decoded_from: int, ending: str
+def test_a_long_document_held_as_bytes_reads_as_one_held_as_text(
+    monkeypatch: pytest.MonkeyPatch, framing: str, long_from: int, ending: str, backend: str
 ) -> None:
-    """A line or element held past `decoded_from` bytes is decoded piece by piece; split
-    anywhere, even inside a character of two, three or four bytes, it reads as the document
-    decoded whole, its body ended or cut before its last line end or closing bracket."""
+    """A line or element of at least `long_from` bytes is handed over as its bytes, read from
+    them (`auto`) or made text in windows (`stdlib`); split anywhere, even inside a character
+    of two, three or four bytes, it reads as the document decoded whole, its body ended or
+    cut before its last line end or closing bracket."""
     wire, documents = documents_body(framing, "H\u00e9")
     body = joined(framing, documents, ending)
     bodies = (body, body[:-1])
     wanted = [outcome(whole, wire=wire) for whole in bodies]
     assert [want[0] for want in wanted] == ["turn", "turn"]
-    monkeypatch.setattr(DocumentDecoder, "decoded_from", decoded_from)
+    monkeypatch.setattr(DocumentDecoder, "long_from", long_from)
     for whole, want in zip(bodies, wanted, strict=True):
-        assert outcome([whole[at : at + 1] for at in range(len(whole))], wire=wire) == want
+        by_byte = [whole[at : at + 1] for at in range(len(whole))]
+        assert outcome(by_byte, wire=wire, backend=backend) == want
         for pieces in every_split(whole)[::7]:
-            assert outcome(pieces, wire=wire) == want
+            assert outcome(pieces, wire=wire, backend=backend) == want
 
 
-@pytest.mark.parametrize("decoded_from", [1, 5])
+@pytest.mark.parametrize("backend", ["auto", "stdlib"])
+@pytest.mark.parametrize("long_from", [1, 5])
 @pytest.mark.parametrize("framing", ["ndjson", "json-array"])
-def test_a_long_document_decoded_as_it_arrives_keeps_the_errors_of_a_whole_one(
-    monkeypatch: pytest.MonkeyPatch, framing: str, decoded_from: int
+def test_a_long_document_held_as_bytes_keeps_the_errors_of_one_held_as_text(
+    monkeypatch: pytest.MonkeyPatch, framing: str, long_from: int, backend: str
 ) -> None:
     """A byte that is not UTF-8, a document over `max_event_chars` and a body cut inside a
     document give the same error at the same document, and the same byte offset, whether the
-    document was decoded whole or as it arrived."""
+    document was handed over as its text or as its bytes."""
     wire, documents = documents_body(framing, "Hi")
     broken = [*documents[:2], documents[2][:9] + b"\xff" + documents[2][9:], *documents[3:]]
     longest = max(len(document) for document in documents)
@@ -492,21 +496,23 @@ def test_a_long_document_decoded_as_it_arrives_keeps_the_errors_of_a_whole_one(
     assert [answer[0] for answer in wanted[3:]] == ["LimitExceeded", "StreamError"][
         : len(cases) - 3
     ]
-    monkeypatch.setattr(DocumentDecoder, "decoded_from", decoded_from)
+    monkeypatch.setattr(DocumentDecoder, "long_from", long_from)
     for (body, limits), want in zip(cases, wanted, strict=True):
         for size in (1, 3, 17):
             pieces = [body[at : at + size] for at in range(0, len(body), size)]
-            assert outcome(pieces, wire=wire, **limits) == want
+            assert outcome(pieces, wire=wire, backend=backend, **limits) == want
 
 
+@pytest.mark.parametrize("backend", ["auto", "stdlib"])
 @pytest.mark.parametrize("long_from", [1, 9, 40])
 @pytest.mark.parametrize("wire", ["chat", "responses", "anthropic", "gemini"])
 def test_events_held_as_bytes_read_as_events_held_as_text(
-    monkeypatch: pytest.MonkeyPatch, wire: str, long_from: int
+    monkeypatch: pytest.MonkeyPatch, wire: str, long_from: int, backend: str
 ) -> None:
     """Every SSE event held past `long_from` bytes is held as bytes and read by the builder as
-    a `LongEvent`: any split of any wire's body gives the turn, events and errors it gives
-    when held as text, the repetitions a wire checks included."""
+    a `LongEvent`, from its bytes (`auto`) or made text (`stdlib`): any split of any wire's
+    body gives the turn, events and errors it gives when held as text, the repetitions a wire
+    checks included."""
     body = frame(wire, events(wire, LONG_CALLS, "H\u00e9 \U0001f9ea"))
     cut = body[: len(body) * 2 // 3]
     broken = body.replace(b"caf", b"ca\xff", 1)
@@ -515,18 +521,16 @@ def test_events_held_as_bytes_read_as_events_held_as_text(
     assert wanted[0][0] == "turn" and wanted[1][0] != "turn" and wanted[2][0] == "StreamError"
     monkeypatch.setattr(toolcall.SSEDecoder, "long_from", long_from)
     for whole, want in zip(bodies, wanted, strict=True):
-        assert outcome(whole, wire=wire) == want
+        assert outcome(whole, wire=wire, backend=backend) == want
         for size in (1, 5, 64):
-            assert (
-                outcome([whole[at : at + size] for at in range(0, len(whole), size)], wire=wire)
-                == want
-            )
+            pieces = [whole[at : at + size] for at in range(0, len(whole), size)]
+            assert outcome(pieces, wire=wire, backend=backend) == want
     # A slice longer than the builder's window that is one whole event is read from the slice
     # itself (`SSEDecoder.take_whole`): one event a slice, as a socket hands a megabyte over.
     monkeypatch.setattr(toolcall._stream, "_WINDOW", long_from)
     for whole, want in zip(bodies, wanted, strict=True):
         by_event = [event for event in re.split(b"(?<=\n\n)", whole) if event]
-        assert outcome(by_event, wire=wire) == want
+        assert outcome(by_event, wire=wire, backend=backend) == want
 
 
 def test_a_slice_that_is_one_long_event_is_read_where_it_is() -> None:
@@ -565,10 +569,11 @@ def test_a_long_answer_in_small_pieces_is_held_in_runs(wire: str) -> None:
     assert fed_peak(slices, events=False, wire=wire) < 4.5 * len(text)
 
 
-def test_a_line_held_decoded_is_held_for_the_shortcut_too(monkeypatch: pytest.MonkeyPatch) -> None:
-    """While the start of a long line is held decoded and no byte of it is, a slice that looks
-    like a whole line of the template the stream repeats is still the rest of the held line."""
-    monkeypatch.setattr(DocumentDecoder, "decoded_from", 1)
+def test_a_line_partly_held_is_held_for_the_shortcut_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the start of a line is held (every line long, handed over as its bytes), a slice
+    that looks like a whole line of the template the stream repeats is still the rest of the
+    held line."""
+    monkeypatch.setattr(DocumentDecoder, "long_from", 1)
     line = '{"model":"qwen3","message":{"role":"assistant","content":"%s"},"done":false}\n'
     slices = [(line % piece).encode() for piece in "abc"]
     slices += [(line % "d")[:-20].encode(), (line % "e").encode()]
@@ -626,7 +631,7 @@ def test_a_broken_json_array_says_what_is_wrong(body: bytes, error: str) -> None
 # -- memory stays a small multiple of the input -----------------------------------------------
 
 
-@pytest.mark.parametrize("json_backend", ["stdlib", "orjson"])
+@pytest.mark.parametrize("json_backend", ["stdlib", "orjson", "auto"])
 def test_one_event_of_many_small_parts_costs_little_beyond_decoding_it(json_backend: str) -> None:
     """What a JSON decoder makes of one event is its own cost (a dict per part); the library
     holds no more than a small multiple of the body beyond it: no second decoded copy, no stack

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import pytest
 
@@ -14,8 +15,8 @@ import toolcall._wires.responses
 from tests.memory import fed_peak
 from tests.outcomes import outcome
 from toolcall import SSEDecoder
+from toolcall._long import LongEvent
 from toolcall._repeated import decode_around
-from toolcall._sse import LongEvent
 
 ITEM = {"type": "function_call", "id": "fc_0", "call_id": "call_0", "name": "write"}
 #: Made a byte that is not UTF-8 in the body.
@@ -106,19 +107,26 @@ CASES: dict[str, tuple[list[str], bool]] = {
 
 def every_event_long(monkeypatch: pytest.MonkeyPatch, longer_than: int = len(TEXT)) -> list[int]:
     """From now on, every event held across feeds is held as bytes and every call searched
-    for (the path a megabyte takes); returns the sizes of the repetitions made text."""
+    for (the path a megabyte takes); returns the sizes of the repetitions read."""
     monkeypatch.setattr(SSEDecoder, "long_from", 1)
     monkeypatch.setattr(toolcall._wires.responses, "_REPEATED_FROM", 1)
-    made_text: list[int] = []
-    original = LongEvent.text
+    return reads_counted(monkeypatch, longer_than)
 
-    def counted(self: LongEvent) -> str:
-        if self.end - self.start > longer_than:  # a repetition, not a delta
-            made_text.append(self.end - self.start)
-        return original(self)
 
-    monkeypatch.setattr(LongEvent, "text", counted)
-    return made_text
+def reads_counted(monkeypatch: pytest.MonkeyPatch, longer_than: int = 0) -> list[int]:
+    """The sizes of the long events longer than `longer_than` (a repetition, not a delta)
+    read from now on: made text, or handed to the bytes reader (`LongEvent.payload`)."""
+    read: list[int] = []
+    for name in ("text", "payload"):
+        original = getattr(LongEvent, name)
+
+        def counted(self: LongEvent, original: Any = original) -> Any:
+            if self.end - self.start > longer_than:
+                read.append(self.end - self.start)
+            return original(self)
+
+        monkeypatch.setattr(LongEvent, name, counted)
+    return read
 
 
 @pytest.mark.parametrize("case", list(CASES))
@@ -128,20 +136,20 @@ def test_a_repetition_read_in_place_gives_the_answer_of_one_decoded(
     payloads, in_place = CASES[case]
     data = body(TEXT, payloads)
     want = [outcome(data, wire="responses", events=events) for events in (True, False)]
-    made_text = every_event_long(monkeypatch)
+    read = every_event_long(monkeypatch)
     for pieces in ([data], sliced(data)):
         got = [outcome(pieces, wire="responses", events=events) for events in (True, False)]
         assert got == want
-    assert (not made_text) == in_place
+    assert (not read) == in_place
 
 
 def test_two_calls_with_one_text_are_each_checked_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
     data = body(TEXT, [done(TEXT, 0), done(TEXT, 1), completed(TEXT, TEXT)], calls=2)
     want = outcome(data, wire="responses")
     assert want[0] == "turn"
-    made_text = every_event_long(monkeypatch)
+    read = every_event_long(monkeypatch)
     assert outcome(sliced(data), wire="responses") == want
-    assert made_text == []
+    assert read == []
     changed = body(TEXT, [done(TEXT, 0), done(TEXT.replace("caf", "cab"), 1)], calls=2)
     assert outcome(sliced(changed), wire="responses")[0] == "StreamError"
 
@@ -175,16 +183,9 @@ def test_a_megabyte_repeated_three_times_costs_its_text_and_one_repetition_at_mo
     text = dumps({"text": "plain words, \u00e9t\u00e9 " * 16_000})
     data = body(text, [done(text), item_done(text), completed(text)], piece=4096)
     slices = [event + b"\n\n" for event in data.split(b"\n\n") if event]
-    made_text: list[int] = []
-    original = LongEvent.text
-
-    def counted(self: LongEvent) -> str:
-        made_text.append(self.end - self.start)
-        return original(self)
-
-    monkeypatch.setattr(LongEvent, "text", counted)
+    read = reads_counted(monkeypatch)
     peak = fed_peak(slices, events=False)
-    assert made_text == []
+    assert read == []
     assert peak < 2 * sys.getsizeof(text) + 1.5 * len(text.encode())
 
 
@@ -202,9 +203,9 @@ def test_a_text_that_begins_another_calls_text_is_found_where_it_ends(
     data = body("", [done(TEXT, 0), done(longer, 1), finished], texts=(TEXT, longer))
     want = outcome(data, wire="responses")
     assert want[0] == "turn"
-    made_text = every_event_long(monkeypatch)
+    read = every_event_long(monkeypatch)
     assert outcome(sliced(data), wire="responses") == want
-    assert made_text == []
+    assert read == []
 
 
 MESSAGE = {"type": "message", "id": "msg_0", "role": "assistant"}
@@ -280,8 +281,8 @@ def test_a_text_repeated_is_read_in_place_as_decoded(
     payloads, in_place = TEXT_CASES[case]
     data = text_body(PROSE, payloads, also=PROSE.replace("Caf", "Cab"))
     want = [outcome(data, wire="responses", events=events) for events in (True, False)]
-    made_text = every_event_long(monkeypatch, longer_than=len(PROSE))
+    read = every_event_long(monkeypatch, longer_than=len(PROSE))
     for pieces in ([data], sliced(data)):
         got = [outcome(pieces, wire="responses", events=events) for events in (True, False)]
         assert got == want
-    assert (not made_text) == in_place
+    assert (not read) == in_place

@@ -26,6 +26,8 @@ from typing import Any
 from ._errors import UsageError, shown
 
 Loads = Callable[[str], Any]
+#: Reads the UTF-8 bytes of a long event as `Loads` reads their text, or gives `UNREAD`.
+ReadsUtf8 = Callable[[bytes], Any]
 #: Writes an arguments object as compact JSON text (see `writer`).
 Dumps = Callable[[dict[str, Any]], str]
 
@@ -40,6 +42,8 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 #: every backslash of text full of escapes (code, quoted prose), and then three more.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _INFINITY = float("inf")
+#: What a `ReadsUtf8` gives for bytes it leaves to be made text and read as text.
+UNREAD: Any = object()
 
 
 class Refused(ValueError):
@@ -97,17 +101,18 @@ _LONG_TEXT = 64 * 1024
 _MEMBERS_WALKED = 1024
 
 
-def _walk(value: Any, surrogates: bool, members: int | None = None) -> bool:
-    """Raise `Refused` at a container deeper than `MAX_DEPTH` or a string with a lone surrogate;
-    return whether the whole value was walked, which is given up after `members` members.
+def _walk(value: Any, surrogates: bool, members: int | None = None, numbers: bool = False) -> bool:
+    """Raise `Refused` at a container deeper than `MAX_DEPTH`, a string with a lone surrogate
+    (`surrogates`) or a number the library reads otherwise (`numbers`: an integer past 64 bits,
+    an infinite float); return whether the whole value was walked, which is given up after
+    `members` members.
 
     A loop with its own stack, of one iterator per open container: the value may be deep
     enough to break recursion, and wide enough (an event of 600,000 parts) that a stack of its
     members would cost more than the value itself.
     """
     if type(value) is not dict and type(value) is not list:
-        if surrogates and type(value) is str:
-            _refuse_surrogate(value)
+        _check_leaf(value, surrogates, numbers)
         return True
     stack = [_members(value, surrogates)]
     while stack:
@@ -124,9 +129,29 @@ def _walk(value: Any, surrogates: bool, members: int | None = None) -> bool:
                 break
             if surrogates and kind is str:
                 _refuse_surrogate(item)
+            elif numbers and (kind is int or kind is float):
+                _check_number(item)
         else:
             stack.pop()
     return True
+
+
+def _check_leaf(value: Any, surrogates: bool, numbers: bool) -> None:
+    kind = type(value)
+    if surrogates and kind is str:
+        _refuse_surrogate(value)
+    elif numbers and (kind is int or kind is float):
+        _check_number(value)
+
+
+def _check_number(number: float) -> None:
+    """Refuse a number a chunk is not read as: an integer outside -2**63 to 2**64 - 1, which
+    the library reads as the nearest double, or an infinite float, which it refuses."""
+    if type(number) is int:
+        if not -(2**63) <= number < 2**64:
+            raise Refused("an integer past 64 bits, read as a double here")
+    elif number == _INFINITY or number == -_INFINITY:
+        raise Refused("a number that does not fit a double")
 
 
 def _members(container: Any, surrogates: bool) -> Iterator[Any]:
@@ -190,6 +215,7 @@ def loads_arguments(text: str) -> Any:
     return _checked(text, value, surrogates=True)
 
 
+@functools.cache
 def backend(name: str = "auto") -> Loads:
     """The `loads` function for a backend name: `auto`, `stdlib` or `orjson`."""
     if name == "stdlib":
@@ -211,6 +237,7 @@ def _stdlib_dumps(value: dict[str, Any]) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
+@functools.cache
 def writer(name: str = "auto") -> Dumps:
     """The compact JSON writer paired with backend `name` (already checked by `backend`).
 
@@ -344,3 +371,113 @@ def _orjson_loads(orjson_loads: Loads) -> Loads:
         return _checked(text, value, surrogates=False)
 
     return loads
+
+
+@functools.cache
+def utf8_reader(name: str = "auto") -> ReadsUtf8 | None:
+    """The reading of a long event's UTF-8 bytes as they came, on the `auto` backend with
+    jiter installed; None otherwise, and every event is made text and read as text.
+
+    Past `_LONG_TEXT` characters an event is read by the stdlib's scanner (`_orjson_loads`),
+    and making its bytes text first costs half as much again as the scan: a whole Gemini or
+    Ollama call of a megabyte took 0.45 ms to decode and 1.0 ms to scan. jiter reads the
+    bytes in about the time of the scan alone, and holds little beyond the value it makes
+    (peak resident memory, measured: the value; the text path's peak is twice that). It
+    refuses lone surrogates, `NaN`, `Infinity` and bytes that are not UTF-8 as the library
+    does; what it reads otherwise (an integer past 64 bits, a float past a double's range,
+    nesting past `MAX_DEPTH`) is found by walking the value. Whatever it refuses or reads
+    otherwise is given back `UNREAD`, to be made text and read as before, so every error,
+    its message and its byte offset are those of the text path. A jiter that reads any probe
+    otherwise (`_reads_like_the_library`) is not used: another release costs speed, never a
+    different value.
+    """
+    if name != "auto":
+        return None
+    try:
+        import jiter
+    except ImportError:
+        return None
+    reads = _jiter_reads(functools.partial(jiter.from_json, allow_inf_nan=False, cache_mode="keys"))
+    try:
+        return reads if _reads_like_the_library(reads) else None
+    except TypeError:  # a release without these options
+        return None
+
+
+def _jiter_reads(from_json: Callable[[bytes], Any]) -> ReadsUtf8:
+    def reads(data: bytes) -> Any:
+        try:
+            value = from_json(data)
+            _walk(value, False, numbers=True)
+        except ValueError:  # jiter's refusal, or `Refused` by the walk
+            return UNREAD
+        return value
+
+    return reads
+
+
+#: Texts on which a `ReadsUtf8` must give the value the text path gives, or `UNREAD`: the
+#: edges where JSON decoders differ (see `_reads_like_the_library`).
+_PROBES: tuple[bytes, ...] = (
+    b'["\\ud800"]',
+    b'["\\udfff"]',
+    b'{"\\ud800":1}',
+    b'["\\ud800\\ud800"]',
+    b'["\\ud800\\u0041"]',
+    b'["\\ud83d\\ude00", "\\uDBFF\\uDFFF"]',
+    b"[NaN]",
+    b"[Infinity]",
+    b"[-Infinity]",
+    b"[1e400]",
+    b"[-1e400]",
+    b"[2e308]",
+    b"[1e-400]",
+    b"[5e-324]",
+    b"[1.7976931348623157e308]",
+    b"[0.1, 1E5, 1.5e-7, 123456789012345678901234567890.5]",
+    b"[-0, -0.0, 0, 0.0]",
+    b"[18446744073709551615, -9223372036854775808]",
+    b"[18446744073709551616]",
+    b"[-9223372036854775809]",
+    b"[" + b"9" * 400 + b"]",
+    b'{"a":1,"b":2,"a":3}',
+    b'["\\u0000\\n\\"\\\\\\/\\b\\f\\r\\t\\u00e9"]',
+    b'["\t"]',
+    b'["\x7f"]',
+    b'["\\x"]',
+    b"[1,]",
+    b"[01]",
+    b"[1.]",
+    b"\xef\xbb\xbf[1]",
+    b"\x0c[1]",
+    b"[1]\x0c",
+    b"[1] x",
+    b"",
+    b' \t\r\n{"a":[true,false,null]} \n',
+    b'["\xff"]',
+    b'["\xc0\xaf"]',
+    b'["\xed\xa0\x80"]',
+    b'["\xf4\x90\x80\x80"]',
+    b'["\xe4\xb8"]',
+    b'["\xe4\xb8\x8a\xf0\x9f\xa7\xaa"]',
+    b"[" * MAX_DEPTH + b"]" * MAX_DEPTH,
+    b"[" * (MAX_DEPTH + 1) + b"]" * (MAX_DEPTH + 1),
+    b'{"a":' * (MAX_DEPTH + 1) + b"1" + b"}" * (MAX_DEPTH + 1),
+)
+
+
+@functools.cache
+def _reads_like_the_library(reads: ReadsUtf8) -> bool:
+    """Whether `reads` gives every probe the text path's value or leaves it `UNREAD`: never a
+    value the text path refuses or reads otherwise (checked once per process)."""
+    for probe in _PROBES:
+        value = reads(probe)
+        if value is UNREAD:
+            continue
+        try:
+            wanted = _stdlib_loads(probe.decode())
+        except ValueError:  # not UTF-8, not JSON, or refused
+            return False
+        if repr(value) != repr(wanted):
+            return False
+    return True

@@ -5,9 +5,9 @@ The body is one JSON array, `[{...}\\n,\\n{...}]`, compact or pretty-printed, an
 one event, sent as soon as it is made. Bytes in, split anywhere; the text of each complete
 element out. The scan only looks for the bytes that change where it stands (quotes, backslashes
 inside strings, brackets and braces outside them), all ASCII, which never occur inside a UTF-8
-sequence, so an element is cut from the bytes and decoded whole once it closes, or, when it is
-long, as it arrives (`DocumentDecoder`). `max_event_chars` bounds one element, checked as the
-bytes arrive, before anything is decoded.
+sequence, so an element is cut from the bytes once it closes and handed over as its text, or,
+when it is long, as its bytes (`DocumentDecoder`). `max_event_chars` bounds one element,
+checked as the bytes arrive, before anything is decoded.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import re
 
 from ._documents import DocumentDecoder
 from ._errors import LimitExceeded, StreamError, ToolCallError
+from ._long import LongEvent
 from ._sse import DEFAULT_MAX_EVENT_CHARS
 
 _OUTSIDE = re.compile(rb'["{}\[\]]')
@@ -42,12 +43,12 @@ class JSONArrayDecoder(DocumentDecoder):
         self._elements = 0
         self._offset = 0  # bytes dropped from the front of `_buf`
 
-    def feed(self, data: bytes) -> list[str]:
+    def take(self, data: bytes) -> list[str | LongEvent]:
         if self.error is not None:
             return []
         buf = self._buf
         buf += data
-        out: list[str] = []
+        out: list[str | LongEvent] = []
         try:
             self._scan(out)
         except ToolCallError as exc:
@@ -60,37 +61,24 @@ class JSONArrayDecoder(DocumentDecoder):
             self._at -= keep
             if self._start >= 0:
                 self._start = 0
-        if self.error is None and self._start >= 0:
-            if len(buf) + self._decoded > self._limit:
-                self.error = self._too_long()
-            elif self._at >= self.decoded_from:
-                self._decode_scanned()
+        if self.error is None and self._start >= 0 and len(buf) > self._limit:
+            self.error = self._too_long()
         return out
 
-    def _decode_scanned(self) -> None:
-        """Decode the start of a long element, as far as it is scanned (`DocumentDecoder`)."""
-        try:
-            self._decode_front(self._at)
-        except UnicodeDecodeError as exc:
-            self.error = self._not_utf8(exc, self._elements + 1)
-            return
-        self._offset += self._at
-        self._at = 0
-
-    def close(self) -> list[str]:
+    def close(self) -> list[str | LongEvent]:
         """End of body: an element cut off is an error; an array never closed is reported."""
         if self.error is not None:
             raise self.error
         if self._start >= 0:
             raise StreamError(
                 f"the JSON array body ended inside its element {self._elements + 1}, which "
-                f"began at byte offset {self._offset + self._start - self._decoded}"
+                f"began at byte offset {self._offset + self._start}"
             )
         if self._opened and not self._closed:
             self.end_absent = "']' closing the JSON array"
         return []
 
-    def _scan(self, out: list[str]) -> None:
+    def _scan(self, out: list[str | LongEvent]) -> None:
         buf = self._buf
         end = len(buf)
         at = self._at
@@ -132,17 +120,17 @@ class JSONArrayDecoder(DocumentDecoder):
             else:
                 self._depth -= 1
                 if self._depth == 0:
-                    if at - self._start + self._decoded > self._limit:
+                    if at - self._start > self._limit:
                         raise self._too_long()  # by its closing bracket, checked below no more
                     with memoryview(buf) as view:
                         self._element(view[self._start : at], out)
                     self._start = -1
                     self._want = "comma or end"
-            if self._start >= 0 and at - self._start + self._decoded > self._limit:
+            if self._start >= 0 and at - self._start > self._limit:
                 raise self._too_long()
         self._at = at
 
-    def _between(self, buf: bytearray, at: int, byte: int, out: list[str]) -> int:
+    def _between(self, buf: bytearray, at: int, byte: int, out: list[str | LongEvent]) -> int:
         """Read the byte at `at` between elements; returns where the scan goes on."""
         if not self._opened:
             if at == 0 and self._offset == 0 and buf.startswith(_BOM):
@@ -178,17 +166,15 @@ class JSONArrayDecoder(DocumentDecoder):
             f"{wanted.get(self._want, 'an element or the closing ]')} belongs"
         )
 
-    def _element(self, raw: memoryview, out: list[str]) -> None:
+    def _element(self, raw: memoryview, out: list[str | LongEvent]) -> None:
         self._elements += 1
+        name = f"element {self._elements} of the JSON array"
         try:
-            out.append(self._document(raw))
+            self._document(raw, name, out)
         except UnicodeDecodeError as exc:
-            raise self._not_utf8(exc, self._elements) from None
+            raise StreamError(f"{name} is not UTF-8: {exc.reason}") from None
         finally:
             raw.release()  # an error's traceback would hold it, and the buffer could not shrink
-
-    def _not_utf8(self, exc: UnicodeDecodeError, number: int) -> StreamError:
-        return StreamError(f"element {number} of the JSON array is not UTF-8: {exc.reason}")
 
     def _too_long(self) -> LimitExceeded:
         return LimitExceeded(

@@ -31,67 +31,18 @@ import codecs
 from typing import ClassVar, cast
 
 from ._errors import LimitExceeded, StreamError, check_limit
+from ._long import LongEvent
 
-__all__ = ["DEFAULT_MAX_EVENT_CHARS", "LongEvent", "SSEDecoder"]
+__all__ = ["DEFAULT_MAX_EVENT_CHARS", "SSEDecoder"]
 
 DEFAULT_MAX_EVENT_CHARS = 64 * 1024 * 1024
 #: An event of one `data: ` line held longer than this is held as bytes (`LongEvent`).
 LONG_EVENT_BYTES = 64 * 1024
 #: An `event:` line longer than this is no event name: its event is not held as bytes.
 _EVENT_NAME_CHARS = 1024
-#: Bytes a `LongEvent` is decoded by at a time.
-_DECODED_BY = 64 * 1024
 #: Comment lines kept as text; the rest are only counted. A provider that stalls may send
 #: keep-alives for as long as it likes.
 COMMENTS_KEPT = 100
-
-
-class LongEvent:
-    """The payload of a long SSE event, as the UTF-8 bytes it came in (see the module
-    docstring): `data[start:end]`, where `data` is the slice that was one whole event (not
-    copied) or the bytes the decoder held it in (its own), and the byte offset in the body where
-    the payload begins, for the error that says where it is not UTF-8."""
-
-    __slots__ = ("data", "end", "offset", "start")
-
-    def __init__(self, data: bytes | bytearray, start: int, end: int, offset: int) -> None:
-        self.data = data
-        self.start = start
-        self.end = end
-        self.offset = offset
-
-    def text(self) -> str:
-        """The payload made text, once: decoded a window at a time, and the decoder's own bytes
-        let go of as they are, so the bytes, their text and the text's pieces are never all
-        held at once (a megabyte decoded in one call held three times its size while Python
-        widened its text)."""
-        data, at, end = self.data, self.start, self.end
-        owned = type(data) is bytearray
-        decode = codecs.getincrementaldecoder("utf-8")().decode
-        pieces: list[str] = []
-        done = 0
-        window: bytes | bytearray = b""
-        try:
-            while at < end:
-                window = data[at : min(end, at + _DECODED_BY)]
-                pieces.append(decode(window))
-                done += len(window)
-                if owned:
-                    del data[: len(window)]  # type: ignore[union-attr]
-                    end -= len(window)
-                else:
-                    at += len(window)
-            # The line end that followed in the body ends it here too, so a character cut off
-            # before it is refused as the bytes that came say, where they came.
-            window = b"\n"
-            pieces.append(decode(window, True)[:-1])
-        except UnicodeDecodeError as exc:
-            # The decoder's error counts from the bytes it held back before `window`.
-            at = self.offset + done - (len(exc.object) - len(window)) + exc.start
-            raise StreamError(
-                f"SSE body is not valid UTF-8 at byte offset {at}: {exc.reason}"
-            ) from None
-        return "".join(pieces)
 
 
 class SSEDecoder:

@@ -21,9 +21,10 @@ from ._assembler import (
 )
 from ._errors import StreamError, ToolCallError, UsageError, shown
 from ._events import Event, TurnDone
-from ._json import Refused, backend, writer
+from ._json import UNREAD, Refused, backend, utf8_reader, writer
+from ._long import LongEvent
 from ._shortcut import Shortcut, Template
-from ._sse import DEFAULT_MAX_EVENT_CHARS, LongEvent
+from ._sse import DEFAULT_MAX_EVENT_CHARS
 from ._turn import Turn, end_turn
 from ._watch import CallWatcher
 from ._wires import (
@@ -112,6 +113,7 @@ class TurnBuilder:
         )
         self._loads = backend(json_backend)
         self._dumps = writer(json_backend)
+        self._reads_utf8 = utf8_reader(json_backend)
         self._events: list[Event] | None = [] if events else None
         self._watcher: CallWatcher | None = None
         if self._events is not None:
@@ -180,7 +182,7 @@ class TurnBuilder:
         reader = self._reader
         if len(data) <= _WINDOW:
             payloads = decoder.take(data)
-            if reader is not None and (not payloads or type(payloads[0]) is not LongEvent):
+            if reader is not None and LongEvent not in map(type, payloads):
                 reader.read(payloads)  # type: ignore[arg-type]
             else:
                 self._read(payloads)
@@ -256,22 +258,38 @@ class TurnBuilder:
         return decoder
 
     def _read(self, payloads: Sequence[str | LongEvent]) -> None:
-        """Read payloads, first choosing the reader from the first of them if none is yet."""
-        if self._answer or not payloads:
-            return
-        if type(payloads[0]) is LongEvent:
-            # Only the first of a slice's payloads can be one: the one its decoder held.
-            self._read_long(payloads[0])
-            payloads = payloads[1:]
-        self._read_text(cast("list[str]", payloads))
+        """Read payloads, first choosing the reader from the first of them if none is yet: a
+        long one from its bytes (`_read_long`), the text ones between them as text."""
+        start = 0
+        for at, payload in enumerate(payloads):
+            if type(payload) is LongEvent:
+                self._read_text(cast("list[str]", payloads[start:at]))
+                self._read_long(payload)
+                start = at + 1
+        self._read_text(cast("list[str]", payloads[start:] if start else payloads))
 
     def _read_long(self, event: LongEvent) -> None:
-        """A long SSE event, held as bytes (`_sse.LongEvent`): the reader may check it without
-        making it text; the first event of a body is made text, to choose the reader by."""
-        if self._reader is None:
-            self._read_text([event.text()])
-        elif not self._answer:
-            self._reader.read_long(event)
+        """A long event, held as bytes (`_sse.LongEvent`): the reader reads it from its bytes,
+        or checks it without reading it. The first event of a body, where it chooses the
+        reader or may show an error answer, is decoded here once, and handed to the reader
+        decoded."""
+        if self._answer:
+            return
+        reader = self._reader
+        if reader is None and (self._wire == "auto" or self._documents):
+            reads = self._reads_utf8
+            value = UNREAD if reads is None else reads(event.payload())
+            if value is UNREAD:
+                text = event.text()
+                if text:  # a long NDJSON line of whitespace is no event, as a short one is not
+                    self._read_text([text])
+            elif self._chosen_by(value):
+                reader = self._reader = self._reader_for(self._wire)
+                reader.read_value(value)
+            return
+        if reader is None:
+            reader = self._reader = self._reader_for(self._wire)
+        reader.read_long(event)
 
     def _read_text(self, payloads: list[str]) -> None:
         if self._answer:
@@ -293,19 +311,26 @@ class TurnBuilder:
                     if self._documents and self._reads_as_an_answer():
                         self._answer = True
                         return
-                if self._documents and is_error_document(decoded) and self._head is not None:
-                    self._answer = True
+                if not self._chosen_by(decoded):
                     return
-                if self._wire == "auto":
-                    self._wire = wire_of(self._framing, decoded)
                 # The reader decodes the event again: held here too, a large first event (a
                 # whole Gemini answer) would be held twice.
                 del decoded
             reader = self._reader = self._reader_for(self._wire)
         reader.read(payloads)
 
+    def _chosen_by(self, decoded: object) -> bool:
+        """Take the body's first event, decoded (None if it is not JSON): the wire it names,
+        when the wire is "auto"; False when it shows the body to be an error answer."""
+        if self._documents and is_error_document(decoded) and self._head is not None:
+            self._answer = True
+            return False
+        if self._wire == "auto":
+            self._wire = wire_of(self._framing, decoded)
+        return True
+
     def _reader_for(self, wire: str) -> WireReader:
-        reader = WIRES[wire].reader(self._assembler, self._loads, self._dumps)
+        reader = WIRES[wire].reader(self._assembler, self._loads, self._dumps, self._reads_utf8)
         reader.learning = self._templates
         reader.events = self._events
         return reader
@@ -369,12 +394,12 @@ class TurnBuilder:
         decoder = self._decoder
         if decoder is None:
             decoder = self._use(default_framing(self._wire))
-            decoder.feed(bytes(self._lead))
+            decoder.take(bytes(self._lead))
         # Until a stream has shown itself, the body may be an error answer: a JSON document or
         # a page, which a decoder refuses as a line cut off, or reads as no event at all.
         answer = self._reads_as_an_answer()
         try:
-            self._read_text(decoder.close())
+            self._read(decoder.close())
         except StreamError:
             if answer and head is not None:
                 raise error_answer(bytes(head), None) from None

@@ -20,10 +20,10 @@ from typing import Any, ClassVar
 from .._assembler import Assembler
 from .._errors import ProviderError, StreamError, ToolCallError, shown
 from .._events import Event, reasoning_delta, text_delta
-from .._json import Dumps, Loads, Refused
+from .._json import UNREAD, Dumps, Loads, ReadsUtf8, Refused
+from .._long import LongEvent
 from .._runs import TextRuns
 from .._shortcut import Template
-from .._sse import LongEvent
 from .._templates import WireTemplate
 
 
@@ -47,10 +47,18 @@ class WireReader:
     #: What the wire sends last, for the `done_absent` diagnostic; None for a wire without one.
     end_mark: ClassVar[str | None] = None
 
-    def __init__(self, assembler: Assembler, loads: Loads, dumps: Dumps) -> None:
+    def __init__(
+        self,
+        assembler: Assembler,
+        loads: Loads,
+        dumps: Dumps,
+        reads_utf8: ReadsUtf8 | None = None,
+    ) -> None:
         self.assembler = assembler
         self.loads = loads
         self.dumps = dumps
+        #: Reads a long event's bytes without making them text (`_json.utf8_reader`), if any.
+        self.reads_utf8 = reads_utf8
         self.chunks = 0
         self.done = self.end_mark is None
         self.finish_reasons: list[str] = []
@@ -137,9 +145,26 @@ class WireReader:
         return True
 
     def read_long(self, event: LongEvent) -> None:
-        """Take a long SSE event held as bytes (`_sse.LongEvent`): made text and read as any
-        other here; a wire that repeats what it streamed may check it without the text."""
-        self.read([event.text()])
+        """Take a long event held as bytes (`_sse.LongEvent`): read from its bytes where the
+        backend can (`_json.utf8_reader`), else made text and read as any other; a wire that
+        repeats what it streamed may check it without reading it (Responses)."""
+        reads = self.reads_utf8
+        value = UNREAD if reads is None else reads(event.payload())
+        if value is not UNREAD:
+            self.read_value(value)
+            return
+        text = event.text()
+        if text:  # a long NDJSON line of whitespace is no event, as a short one is not
+            self.read([text])
+
+    def read_value(self, event: object) -> None:
+        """Take an event decoded without its text (`read_long`), as `read` takes a decoded
+        one. No template is learned from it: a long event is not one a stream repeats with
+        only a fragment changed, and learning needs the text."""
+        self.chunks += 1
+        if self.second_generation is None:
+            self._take_decoded(event)
+        self._template = None
 
     def next_template(self) -> Template | None:
         """The template the next event most likely matches, for the builder to take it by

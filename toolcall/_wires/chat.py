@@ -17,10 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from .._assembler import Assembler
 from .._errors import StreamError, ToolCallError, UsageError, shown
 from .._events import ReasoningDelta, TextDelta, reasoning_delta, text_delta
-from .._json import Dumps, Loads, Refused
+from .._json import Refused
 from .._templates import ARGUMENTS, CONTENT, REASONING, FragmentTemplate, learn
 from ._base import WireReader, provider_error
 
@@ -43,8 +42,8 @@ class ChatReader(WireReader):
     #: What the wire sends last, for the `done_absent` diagnostic.
     end_mark: ClassVar[str | None] = "'data: [DONE]'"
 
-    def __init__(self, assembler: Assembler, loads: Loads, dumps: Dumps) -> None:
-        super().__init__(assembler, loads, dumps)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
         self.finish_id: object = None
         # One template per call being streamed, found by its prefix: parallel calls interleave,
         # and trying each kept template in turn made every chunk past the eighth call a miss.
@@ -84,7 +83,6 @@ class ChatReader(WireReader):
         """Take the data payloads of consecutive SSE events. A live socket's single event is
         most often taken before it gets here, by the builder's shortcut (`next_template`)."""
         loads = self.loads
-        feed = self.assembler.feed
         feed_fragment = self.assembler.append_arguments
         for text in payloads:
             self.chunks += 1
@@ -111,60 +109,72 @@ class ChatReader(WireReader):
                 raise StreamError(f"chunk {self.chunks} cannot be read: {exc}") from None
             except ValueError as exc:
                 raise StreamError(f"chunk {self.chunks} is not valid JSON: {exc}") from None
-            if (self.finish_reasons or self.done) and self._another_generation(chunk):
-                continue
-            try:
-                choices = chunk.get("choices")
-                if choices:
-                    if len(choices) != 1 or choices[0].get("index", 0) != 0:
-                        self._check_single_choice(choices)
-                    choice = choices[0]
-                    delta = choice.get("delta")
-                    if delta:
-                        # Reasoning, then text, then calls: the order a turn is written in, so
-                        # that events from one chunk come in that order too.
-                        piece = delta.get("reasoning_content") or delta.get("reasoning")
-                        if piece:
-                            if type(piece) is not str:
-                                raise StreamError(f"chunk {self.chunks}: reasoning is not text")
-                            self._text(piece, REASONING)
-                        piece = delta.get("content")
-                        if piece:
-                            if type(piece) is not str:
-                                raise StreamError(f"chunk {self.chunks}: content is not a string")
-                            self._text(piece, CONTENT)
-                        calls = delta.get("tool_calls")
-                        if calls:
-                            for call in calls:
-                                feed(call)
-                        if self.learning:
-                            learned = learn(text, chunk)
-                            if learned is not None:
-                                self._remember(learned)
-                    finish = choice.get("finish_reason")
-                    if finish:
-                        self._finish(finish, chunk)
-                    usage = choice.get("usage")
-                    if usage:
-                        self.usage = usage
-                elif chunk.get("error"):
-                    raise provider_error(chunk["error"])
-                usage = chunk.get("usage")
+            self._chunk(chunk, text)
+
+    def read_value(self, event: object) -> None:
+        """A chunk decoded without its text (`WireReader.read_long`), read as `read` reads a
+        decoded one, with no template learned from it."""
+        self.chunks += 1
+        self._chunk(event, None)
+
+    def _chunk(self, chunk: Any, text: str | None) -> None:
+        """Read one decoded chunk; `text` is what it was decoded from, to learn a template by
+        (None: learn none)."""
+        if (self.finish_reasons or self.done) and self._another_generation(chunk):
+            return
+        try:
+            choices = chunk.get("choices")
+            if choices:
+                if len(choices) != 1 or choices[0].get("index", 0) != 0:
+                    self._check_single_choice(choices)
+                choice = choices[0]
+                delta = choice.get("delta")
+                if delta:
+                    # Reasoning, then text, then calls: the order a turn is written in, so
+                    # that events from one chunk come in that order too.
+                    piece = delta.get("reasoning_content") or delta.get("reasoning")
+                    if piece:
+                        if type(piece) is not str:
+                            raise StreamError(f"chunk {self.chunks}: reasoning is not text")
+                        self._text(piece, REASONING)
+                    piece = delta.get("content")
+                    if piece:
+                        if type(piece) is not str:
+                            raise StreamError(f"chunk {self.chunks}: content is not a string")
+                        self._text(piece, CONTENT)
+                    calls = delta.get("tool_calls")
+                    if calls:
+                        feed = self.assembler.feed
+                        for call in calls:
+                            feed(call)
+                    if self.learning and text is not None:
+                        learned = learn(text, chunk)
+                        if learned is not None:
+                            self._remember(learned)
+                finish = choice.get("finish_reason")
+                if finish:
+                    self._finish(finish, chunk)
+                usage = choice.get("usage")
                 if usage:
                     self.usage = usage
-            except UsageError:
-                # feed() blames its caller for a value that is not a delta; here the value came
-                # from the provider's chunk, so the provider broke the rule.
-                raise StreamError(
-                    f"chunk {self.chunks}: tool_calls must hold objects, got {shown(calls)}"
-                ) from None
-            except ToolCallError:
-                raise
-            except (AttributeError, TypeError, KeyError, IndexError) as exc:
-                raise StreamError(
-                    f"chunk {self.chunks} does not have the chat.completion.chunk shape: "
-                    f"{type(exc).__name__}: {shown(exc)}"
-                ) from None
+            elif chunk.get("error"):
+                raise provider_error(chunk["error"])
+            usage = chunk.get("usage")
+            if usage:
+                self.usage = usage
+        except UsageError:
+            # feed() blames its caller for a value that is not a delta; here the value came
+            # from the provider's chunk, so the provider broke the rule.
+            raise StreamError(
+                f"chunk {self.chunks}: tool_calls must hold objects, got {shown(calls)}"
+            ) from None
+        except ToolCallError:
+            raise
+        except (AttributeError, TypeError, KeyError, IndexError) as exc:
+            raise StreamError(
+                f"chunk {self.chunks} does not have the chat.completion.chunk shape: "
+                f"{type(exc).__name__}: {shown(exc)}"
+            ) from None
 
     def _another_template(
         self, text: str, tried: FragmentTemplate

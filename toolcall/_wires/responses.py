@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from .._errors import StreamError, shown
+from .._long import LongEvent
 from .._repeated import Path, decode_around, find
 from .._runs import TextRuns
-from .._sse import LongEvent
 from .._templates import INTEGER_HOLE, STRING_HOLE, WireTemplate, wire_template
 from ._base import WireReader, provider_error
 
@@ -169,11 +169,8 @@ class ResponsesReader(WireReader):
         value = self._repeating(event)
         if value is None:
             super().read_long(event)
-            return
-        self.chunks += 1
-        if self.second_generation is None:
-            self._take_decoded(value)
-        self._template = None
+        else:
+            self.read_value(value)
 
     def _repeating(self, event: LongEvent) -> dict[str, Any] | None:
         """The event's value with a `_Repeated` where it repeats a long call's arguments or a
