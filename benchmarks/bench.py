@@ -341,13 +341,16 @@ def main() -> int:
 
 
 def run(args: argparse.Namespace) -> Results:
+    # `auto`, what a caller gets by default: orjson for events, jiter for long ones (the `fast`
+    # extra); `stdlib` beside it.
     backends = ["stdlib"]
     try:
+        import jiter  # noqa: F401
         import orjson  # noqa: F401
 
-        backends.append("orjson")
+        backends.append("auto")
     except ImportError:
-        print("orjson not installed: the fast backend is skipped")
+        print("orjson or jiter not installed: the fast backend is skipped")
     default = backends[-1]
     peers = load_peers(not args.no_peers)
     partials = {} if args.no_peers else partial_peers()
