@@ -37,6 +37,7 @@ from toolcall import (
 )
 from toolcall._documents import DocumentDecoder
 from toolcall._json import backend
+from toolcall._ndjson import NDJSONDecoder
 from toolcall.harness import recordings
 from toolcall.harness.event_check import event_problems
 
@@ -531,6 +532,56 @@ def test_events_held_as_bytes_read_as_events_held_as_text(
     for whole, want in zip(bodies, wanted, strict=True):
         by_event = [event for event in re.split(b"(?<=\n\n)", whole) if event]
         assert outcome(by_event, wire=wire, backend=backend) == want
+
+
+@pytest.mark.parametrize("backend", ["auto", "stdlib"])
+def test_a_slice_that_is_one_long_line_is_read_where_it_is(
+    monkeypatch: pytest.MonkeyPatch, backend: str
+) -> None:
+    """A slice that is exactly one long NDJSON line, nothing held before it, is read from the
+    slice itself (`NDJSONDecoder.take_whole`), and reads as the body fed whole: a byte-order
+    mark, `\r\n` ends, a byte that is not UTF-8, the limit on either side, a last line
+    without its line end, and lines cut in two."""
+    wire, documents = documents_body("ndjson", "H\u00e9")
+    body = joined("ndjson", documents)
+    broken = joined("ndjson", [*documents[:2], documents[2][:9] + b"\xff" + documents[2][9:]])
+    longest = max(len(document) for document in documents)
+    cases: list[tuple[bytes, dict[str, int]]] = [
+        (body, {}),
+        (joined("ndjson", documents, "\r\n"), {}),
+        (broken, {}),
+        (body, {"max_event_chars": longest - 1}),
+        (body, {"max_event_chars": longest}),
+        (body[:-1], {}),
+    ]
+    wanted = [outcome(whole, wire=wire, **limits) for whole, limits in cases]
+    assert [want[0] for want in wanted] == [
+        "turn",
+        "turn",
+        "StreamError",
+        "LimitExceeded",
+        "turn",
+        "turn",
+    ]
+    monkeypatch.setattr(DocumentDecoder, "long_from", 1)
+    monkeypatch.setattr(toolcall._stream, "_WINDOW", 1)
+    whole_lines: list[int] = []
+    take_whole = NDJSONDecoder.take_whole
+
+    def counted(self: NDJSONDecoder, data: bytes) -> Any:
+        event = take_whole(self, data)
+        if event is not None:
+            assert event.data is data
+            whole_lines.append(len(data))
+        return event
+
+    monkeypatch.setattr(NDJSONDecoder, "take_whole", counted)
+    for (whole, limits), want in zip(cases, wanted, strict=True):
+        by_line = [line for line in re.split(b"(?<=\n)", whole) if line]
+        assert outcome(by_line, wire=wire, backend=backend, **limits) == want
+        halves = [part for line in by_line for part in (line[:7], line[7:]) if part]
+        assert outcome(halves, wire=wire, backend=backend, **limits) == want
+    assert len(whole_lines) >= len(documents)
 
 
 def test_a_slice_that_is_one_long_event_is_read_where_it_is() -> None:

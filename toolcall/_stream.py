@@ -182,7 +182,13 @@ class TurnBuilder:
         reader = self._reader
         if len(data) <= _WINDOW:
             payloads = decoder.take(data)
-            if reader is not None and LongEvent not in map(type, payloads):
+            # A long event comes first of an SSE slice's (the one its decoder held), anywhere
+            # among a document framing's: the check costs a chat chunk one type test.
+            if reader is not None and (
+                (not payloads or type(payloads[0]) is not LongEvent)
+                if not self._documents
+                else LongEvent not in map(type, payloads)
+            ):
                 reader.read(payloads)  # type: ignore[arg-type]
             else:
                 self._read(payloads)
