@@ -275,7 +275,7 @@ class TurnBuilder:
         self._read_text(cast("list[str]", payloads[start:] if start else payloads))
 
     def _read_long(self, event: LongEvent) -> None:
-        """A long event, held as bytes (`_sse.LongEvent`): the reader reads it from its bytes,
+        """A long event, held as bytes (`_long.LongEvent`): the reader reads it from its bytes,
         or checks it without reading it. The first event of a body, where it chooses the
         reader or may show an error answer, is decoded here once, and handed to the reader
         decoded."""

@@ -145,7 +145,7 @@ class WireReader:
         return True
 
     def read_long(self, event: LongEvent) -> None:
-        """Take a long event held as bytes (`_sse.LongEvent`): read from its bytes where the
+        """Take a long event held as bytes (`_long.LongEvent`): read from its bytes where the
         backend can (`_json.utf8_reader`), else made text and read as any other; a wire that
         repeats what it streamed may check it without reading it (Responses)."""
         reads = self.reads_utf8
