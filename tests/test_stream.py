@@ -474,6 +474,9 @@ def test_unknown_json_backend_is_a_usage_error() -> None:
     """A bad option is the caller's mistake (DESIGN.md "Blame")."""
     with pytest.raises(UsageError, match="unknown json backend 'simd'"):
         toolcall.assemble(sse(*OPENAI), json_backend="simd")
+    for unhashable in (["stdlib"], {"auto": 1}):
+        with pytest.raises(UsageError, match="unknown json backend"):
+            toolcall.TurnBuilder(json_backend=unhashable)  # type: ignore[arg-type]
 
 
 def test_turn_to_dict_is_json_ready() -> None:

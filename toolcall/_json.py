@@ -215,22 +215,27 @@ def loads_arguments(text: str) -> Any:
     return _checked(text, value, surrogates=True)
 
 
-@functools.cache
 def backend(name: str = "auto") -> Loads:
     """The `loads` function for a backend name: `auto`, `stdlib` or `orjson`."""
+    if name not in _BACKENDS:  # before the cache, which would refuse an unhashable name
+        raise UsageError(f"unknown json backend {shown(name)}; use 'auto', 'stdlib' or 'orjson'")
+    return _backend(name)
+
+
+_BACKENDS = ("auto", "stdlib", "orjson")
+
+
+@functools.cache
+def _backend(name: str) -> Loads:
     if name == "stdlib":
         return _stdlib_loads
-    if name in ("auto", "orjson"):
-        try:
-            import orjson
-        except ImportError:
-            if name == "orjson":
-                raise UsageError(
-                    "json backend 'orjson' needs: pip install 'toolcall[fast]'"
-                ) from None
-            return _stdlib_loads
-        return _orjson_loads(orjson.loads)
-    raise UsageError(f"unknown json backend {shown(name)}; use 'auto', 'stdlib' or 'orjson'")
+    try:
+        import orjson
+    except ImportError:
+        if name == "orjson":
+            raise UsageError("json backend 'orjson' needs: pip install 'toolcall[fast]'") from None
+        return _stdlib_loads
+    return _orjson_loads(orjson.loads)
 
 
 def _stdlib_dumps(value: dict[str, Any]) -> str:
