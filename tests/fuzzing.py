@@ -14,7 +14,8 @@ written on every wire (`wire_bodies`). Then `check_body` asserts, for the mutate
 2. one answer whatever is installed: the stdlib and orjson backends agree;
 3. the fast path equals full decoding;
 4. one answer however it is split: random re-splits, and one event per slice as a socket
-   hands it over (the builder's shortcut), give the whole body's answer;
+   hands it over (the builder's shortcut), give the whole body's answer, also with every
+   event held as its bytes, as a long one is (read from them by jiter on `auto`);
 5. one answer with events on or off, and partial views on or off, and the events tell the
    same turn as `TurnDone` (each call started under the name the turn gives it, before its
    arguments);
@@ -30,12 +31,14 @@ file as a regression input.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import itertools
 import json
 import re
 import sys
 import time
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -45,6 +48,8 @@ from hypothesis import strategies as st
 
 from tests import wire_bodies
 from tests.outcomes import BACKENDS, outcome
+from toolcall import SSEDecoder
+from toolcall._documents import DocumentDecoder
 from toolcall.harness import cassettes, recordings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -381,6 +386,9 @@ def check_body(body: bytes, cuts: list[int], limits: dict[str, int] | None = Non
         assert resplit == whole, f"split at {sorted(cuts)[:20]}: {_diff(resplit, whole)}"
         alone = outcome(_events(body), **options)
         assert alone == whole, f"fed one event at a time: {_diff(alone, whole)}"
+        with every_event_long():
+            held = outcome(_events(body), **options)
+        assert held == whole, f"every event held as its bytes: {_diff(held, whole)}"
         quiet = outcome(pieces, events=False, **options)
         assert quiet == whole, f"events off differs: {_diff(quiet, whole)}"
         viewed = outcome(pieces, partial=True, **options)
@@ -405,6 +413,18 @@ def check_body(body: bytes, cuts: list[int], limits: dict[str, int] | None = Non
     except BaseException:
         last_failure = (body, options)
         raise
+
+
+@contextlib.contextmanager
+def every_event_long() -> Iterator[None]:
+    """Every SSE event and document held as its bytes however short, the path a long one
+    takes (`_long.LongEvent`)."""
+    saved = SSEDecoder.long_from, DocumentDecoder.long_from
+    SSEDecoder.long_from = DocumentDecoder.long_from = 1
+    try:
+        yield
+    finally:
+        SSEDecoder.long_from, DocumentDecoder.long_from = saved
 
 
 def _diff(got: tuple[str, str], want: tuple[str, str]) -> str:
