@@ -2,9 +2,9 @@
 only when `function.arguments` is first read, and nothing else about the turn changes.
 
 Counted, not timed: the writer is wrapped to count its calls. The limits are checked against the
-same turn read with the partial view on, where the text is written at once (the view reads
-it): both must give one verdict for any arguments and any `max_argument_chars`, though one
-counts a bound and the other the text.
+same turn read with the text written at once (as for an object too large to hold): both must
+give one verdict for any arguments and any `max_argument_chars`, though one counts a bound and
+the other the text.
 """
 
 from __future__ import annotations
@@ -16,11 +16,13 @@ import pickle
 import tracemalloc
 from collections.abc import Callable
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import toolcall._assembler
 import toolcall._stream
 from tests import wire_bodies
 from tests.json_values import json_values
@@ -119,12 +121,20 @@ def test_the_delta_is_a_plain_arguments_delta_to_every_reader() -> None:
         delta.fragment = "{}"  # type: ignore[misc]
 
 
-def test_with_the_partial_view_on_the_text_is_written_at_once(writes: list[object]) -> None:
+def test_with_the_partial_view_on_the_text_is_not_written_either(writes: list[object]) -> None:
+    """The view takes the object the wire sent, and the delta says what it changed; the text
+    is written when the delta's fragment is first read."""
     builder = TurnBuilder(partial_arguments=True)
-    seen = builder.feed(gemini_body({"a": 1}))
-    assert len(writes) == 1
+    seen = builder.feed(gemini_body({"a": 1, "b": [True]}))
+    assert writes == []
     delta = seen[1]
-    assert isinstance(delta, ArgumentsDelta) and delta.changes
+    assert isinstance(delta, ArgumentsDelta)
+    assert [change.path for change in delta.changes] == [("a",), ("b",), ("b", 0)]
+    assert builder.partial_arguments(0) == {"a": 1, "b": [True]}
+    assert delta.fragment == '{"a":1,"b":[true]}'
+    assert len(writes) == 1
+    assert builder.finish()[-1].turn.tool_calls[0].function.arguments is delta.fragment  # type: ignore[attr-defined]
+    assert len(writes) == 1
 
 
 def test_the_function_is_a_plain_tool_call_function_to_every_reader() -> None:
@@ -194,16 +204,19 @@ def test_a_limit_gives_the_verdict_written_text_gives(
     arguments: list[dict[str, Any]], slack: int, wire: str
 ) -> None:
     """Near the limit, where the bound counted crosses it and the text does not (or does), the
-    turn read with its text not yet written answers as the turn read with the partial view on,
-    which writes it at once, with events off and on."""
+    turn read with its text not yet written answers as the turn read with the text written at
+    once (`hold` refusing, as for an object too large to hold), with events off, on, and with
+    the partial view."""
     calls = [(f"tool{n}", value) for n, value in enumerate(arguments)]
     body = wire_bodies.body(wire, calls)
     texts = sum(len(json.dumps(v, ensure_ascii=False, separators=(",", ":"))) for v in arguments)
     limit = max(1, texts + slack)
     lazy = outcome(body, events=False, wire=wire, max_argument_chars=limit)
     reported = outcome(body, events=True, wire=wire, max_argument_chars=limit)
-    written = outcome(body, events=True, partial=True, wire=wire, max_argument_chars=limit)
-    assert lazy == reported == written
+    viewed = outcome(body, events=True, partial=True, wire=wire, max_argument_chars=limit)
+    with mock.patch.object(toolcall._assembler, "hold", lambda value: None):
+        written = outcome(body, events=True, partial=True, wire=wire, max_argument_chars=limit)
+    assert lazy == reported == viewed == written
     assert (lazy[0] == "turn") == (slack >= 0)
 
 

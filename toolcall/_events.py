@@ -127,13 +127,15 @@ _FragmentWrittenWhenRead = written_when_read_type(ArgumentsDelta, "fragment")
 _set_written = _FragmentWrittenWhenRead.__dict__["_text"].__set__
 
 
-def fragment_written_when_read(index: int, text: Callable[[], str]) -> ArgumentsDelta:
-    """`ArgumentsDelta(index, text())`, with `text` called only when the fragment is first
-    read; `text` gives the same `str` every time (`_held.HeldArguments.text`)."""
+def fragment_written_when_read(
+    index: int, text: Callable[[], str], changes: tuple[ArgumentsChange, ...] = ()
+) -> ArgumentsDelta:
+    """`ArgumentsDelta(index, text(), changes)`, with `text` called only when the fragment is
+    first read; `text` gives the same `str` every time (`_held.HeldArguments.text`)."""
     event = _new(_FragmentWrittenWhenRead)
     _set_index(event, index)
     _set_written(event, text)
-    _set_changes(event, ())
+    _set_changes(event, changes)
     return event
 
 

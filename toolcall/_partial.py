@@ -269,10 +269,11 @@ class PartialArguments:
             runs += 1
         self._runs = runs
 
-    def feed_parsed(self, value: dict[str, Any], chars: int) -> None:
+    def feed_parsed(self, value: dict[str, Any], chars: int = 0) -> None:
         """Take the whole arguments at once, already parsed: `value` is the object a `chars`
         characters long text without repeated keys reads as (written from it, as a wire that
-        sends arguments decoded has them).
+        sends arguments decoded has them). `chars` only places the error a fragment fed after
+        it raises; leave it out when the text was not written and nothing is fed after.
 
         The view and its changes are what feeding that text would give, without scanning a
         megabyte in Python to rebuild an object the caller holds: each member is announced

@@ -91,19 +91,25 @@ class CallWatcher:
 
     def reports_whole(self, call: CallState) -> bool:
         """Whether arguments that arrive whole as an object can be reported for `call` without
-        their text (`whole`): not when the partial view reads them, nor before the call is
-        named (its start, and so its arguments, wait for the name)."""
-        return not self.partial and bool(call.name_parts) and call.closer is None
+        their text (`whole`): not before the call is named (its start, and so its arguments,
+        wait for the name)."""
+        return bool(call.name_parts) and call.closer is None
 
     def whole(self, call: CallState, held: HeldArguments, value: dict[str, Any]) -> None:
         """Called by the assembler for arguments that arrived whole as `value`, whose text is
         written only when read: the call is started, its one fragment reported and the call
-        reported done, as for a whole call in one chunk, with the text left to `held`."""
+        reported done, as for a whole call in one chunk, with the text left to `held`. The
+        partial view takes the object, as it does for a call written from one."""
         if call.index not in self._started:
             self._start(call)
         closer = call.closer = ObjectCloser()
         closer.closed = True
-        self.events.append(fragment_written_when_read(call.index, held.text))
+        changes: tuple[ArgumentsChange, ...] = ()
+        if self.partial:
+            view = self.views[call.index] = PartialArguments(track_changes=True)
+            view.feed_parsed(value)
+            changes = tuple(view.changes())
+        self.events.append(fragment_written_when_read(call.index, held.text, changes))
         self._report_done(call, written_when_read(call.name(), held.text), value)
 
     def named(self, call: CallState) -> None:
@@ -157,7 +163,9 @@ class CallWatcher:
                 # view would read from it; a megabyte is not scanned again in Python.
                 view.feed_parsed(written, len(fragment))
                 return tuple(view.changes())
-        elif view.failed:
+        elif view.failed or view.done:
+            # Nothing follows a closed object: fed, the view would refuse it, and stay as it
+            # was, as it does here (the end of the turn says what is wrong).
             return ()
         try:
             view.feed(fragment)
