@@ -7,9 +7,8 @@ JSON it differs from ours in one place, excluded below with its reason: text bla
 pydantic-core raises and we show the empty object. The module docstring lists the invalid texts
 it reads and we refuse; those are tested against the library's own reading instead.
 
-Running this file as a module (`python -m tests.test_partial`) prints the timings of feeding
-realistic arguments in four-character fragments, with and without `value()` after each, beside
-pydantic-core parsing every prefix. No test asserts a time: the machine is shared.
+The realistic arguments are `benchmarks/partial_reader.py`'s, which times them; no test here
+asserts a time.
 """
 
 from __future__ import annotations
@@ -20,8 +19,8 @@ import json
 import math
 import re
 import sys
-import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,6 +31,9 @@ from pydantic_core import from_json
 from toolcall import ArgumentsError, UsageError
 from toolcall._json import MAX_DEPTH, Refused, loads_arguments
 from toolcall._partial import ArgumentsChange, PartialArguments
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+from partial_reader import file_arguments, record_arguments
 
 PROPERTY = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -426,60 +428,7 @@ def test_any_text_ends_as_the_librarys_one_reading(
         assert stops_early or unterminated, text
 
 
-# -- realistic arguments and their timings ---------------------------------------------------
-
-
-def file_arguments(size: int) -> str:
-    """A file written through a tool call: a few members and one long string with escapes
-    (quotes, backslashes, newlines, tabs) and non-ASCII text, `size` characters in all."""
-    line = '\tprint("naïve café \\\\ 日本語 ✓", end="\\n")  # ok\n'
-    content = (line * (size // len(json.dumps(line)) + 1))[: size // 2]
-    text = json.dumps(
-        {"path": "src/app.py", "mode": "overwrite", "content": content}, ensure_ascii=False
-    )
-    while len(text) < size:
-        content += line
-        text = json.dumps(
-            {"path": "src/app.py", "mode": "overwrite", "content": content}, ensure_ascii=False
-        )
-    return text
-
-
-def record_arguments(size: int) -> str:
-    """Many small objects in an array, `size` characters at least."""
-    rows: list[dict[str, Any]] = []
-    length = 0
-    while length < size:
-        row = {
-            "id": len(rows),
-            "name": f"item {len(rows)} ü",
-            "price": 9.99 + len(rows),
-            "tags": ["a", "b"],
-            "ok": True,
-        }
-        rows.append(row)
-        length += len(json.dumps(row, ensure_ascii=False)) + 2
-    return json.dumps({"table": "items", "rows": rows}, ensure_ascii=False)
-
-
-def timed(text: str, step: int, reader: str, sample: int = 1) -> float:
-    """Seconds to read `text` in `step`-character fragments: `feed` (feeding only), `value`
-    (feeding and `value()` after every fragment), `changes` (feeding and `changes()` after every
-    fragment) or `pydantic` (pydantic-core parsing every prefix; with `sample`, only every
-    `sample`-th prefix, and the time scaled up, for sizes where the real run takes many minutes).
-    """
-    start = time.perf_counter()
-    if reader == "pydantic":
-        for end in range(step, len(text) + step, step * sample):
-            from_json(text[:end], allow_partial="trailing-strings")
-        return (time.perf_counter() - start) * sample
-    partial = PartialArguments(track_changes=reader == "changes")
-    look = {"value": partial.value, "changes": partial.changes}.get(reader)
-    for begin in range(0, len(text), step):
-        partial.feed(text[begin : begin + step])
-        if look is not None:
-            look()
-    return time.perf_counter() - start
+# -- realistic arguments ---------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("arguments", [file_arguments, record_arguments])
@@ -490,32 +439,6 @@ def test_the_benchmark_shapes_read_as_json_loads(arguments: Callable[[int], str]
     for start in range(0, len(text), 4):
         reader.feed(text[start : start + 4])
     assert reader.done and tagged(reader.value()) == tagged(json.loads(text))
-
-
-def main() -> None:
-    """Print the timings for the sizes given in KB (64 and 1024 by default): ours best of
-    three; pydantic-core's from a sample of one prefix in 64 past 256 KB."""
-    sizes = [int(arg) * 1024 for arg in sys.argv[1:]] or [64 * 1024, 1024 * 1024]
-    for shape in (file_arguments, record_arguments):
-        texts = [shape(size) for size in sizes]
-        for reader in ("feed", "changes", "value", "pydantic"):
-            times = []
-            for text in texts:
-                if reader == "pydantic":
-                    times.append(timed(text, 4, reader, 64 if len(text) > 256 * 1024 else 1))
-                else:
-                    times.append(min(timed(text, 4, reader) for _ in range(3)))
-            cells = "  ".join(
-                f"{len(text) // 1024:>5} KB {seconds:9.3f} s"
-                for text, seconds in zip(texts, times, strict=True)
-            )
-            print(
-                f"{shape.__name__:16} {reader:8} {cells}  x{times[-1] / times[0]:.1f}", flush=True
-            )
-
-
-if __name__ == "__main__":
-    main()
 
 
 @settings(max_examples=300, deadline=None)
