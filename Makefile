@@ -31,6 +31,9 @@ help:
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	@# The distribution was called `toolcall` before; a .venv made then still holds it, and its
+	@# entry points would register the pytest plugin a second time.
+	$(BIN)/python -m pip uninstall --quiet --yes toolcall 2>/dev/null || true
 	$(BIN)/python -m pip install --quiet -e '.[dev,fast]'
 	touch $(STAMP)
 

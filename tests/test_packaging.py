@@ -29,7 +29,15 @@ def run(args: list[str], cwd: Path, **env: str) -> subprocess.CompletedProcess[s
 
 
 #: What a checkout holds that is not part of the source a wheel is built from.
-NOT_SOURCE = {".venv", ".git", "node_modules", "build", "dist", "reports", "toolcall.egg-info"}
+NOT_SOURCE = {
+    ".venv",
+    ".git",
+    "node_modules",
+    "build",
+    "dist",
+    "reports",
+    "toolcall_streams.egg-info",
+}
 #: A cassette deleted since the last build, left behind in that build's folder.
 STALE = Path("build/lib/toolcall/suite/cassettes/deleted/gone.yaml")
 
@@ -61,7 +69,7 @@ def installed_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     assert built.returncode == 0, built.stderr[-2000:]
     assert "project.license" not in built.stdout + built.stderr, "a deprecated license table"
-    (wheel,) = out.glob("toolcall-*.whl")
+    (wheel,) = out.glob("toolcall_streams-*.whl")
     target = tmp_path_factory.mktemp("site")
     installed = run(
         [sys.executable, "-m", "pip", "install", "--no-deps", "--target", str(target), str(wheel)],
@@ -151,7 +159,7 @@ def test_the_command_without_the_harness_extra_names_it(tmp_path: Path, missing:
     )
     done = run([sys.executable, "-c", code], cwd=tmp_path, PYTHONPATH=str(tmp_path))
     assert done.returncode == 2
-    assert "pip install 'toolcall[harness]'" in done.stderr
+    assert "pip install 'toolcall-streams[harness]'" in done.stderr
     assert "Traceback" not in done.stderr
 
 

@@ -33,7 +33,7 @@ class RefuseTheHarnessExtra(importlib.abc.MetaPathFinder):
 sys.meta_path.insert(0, RefuseTheHarnessExtra())
 """
 
-INSTALL = "pip install 'toolcall[harness]'"
+INSTALL = "pip install 'toolcall-streams[harness]'"
 
 
 def pytest_in(project: Path, *args: str, bare: bool = True) -> subprocess.CompletedProcess[str]:

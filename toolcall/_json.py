@@ -233,7 +233,7 @@ def _backend(name: str) -> Loads:
         import orjson
     except ImportError:
         if name == "orjson":
-            raise UsageError("json backend 'orjson' needs: pip install 'toolcall[fast]'") from None
+            raise UsageError("json backend 'orjson' needs: pip install 'toolcall-streams[fast]'") from None
         return _stdlib_loads
     return _orjson_loads(orjson.loads)
 

@@ -16,7 +16,7 @@ def missing_extra(exc: ModuleNotFoundError) -> str | None:
     """What to install, when the missing module is one the `harness` extra brings; else None."""
     if exc.name not in _EXTRA_MODULES:
         return None
-    return f"(missing: {exc.name}); install it with: pip install 'toolcall[harness]'"
+    return f"(missing: {exc.name}); install it with: pip install 'toolcall-streams[harness]'"
 
 
 def main() -> int:

@@ -2,7 +2,7 @@
 
 Inside a checkout (a folder, or a parent of it, holding `providers.yaml`) the checkout's files win,
 so an edit to a profile or a new cassette is what runs. Anywhere else, `pip install
-'toolcall[harness]'` brings the same data inside the package (`toolcall/suite/`, copied there when
+'toolcall-streams[harness]'` brings the same data inside the package (`toolcall/suite/`, copied there when
 the wheel is built), so `toolcall conformance` and `toolcall matrix` run from any directory.
 """
 
@@ -57,7 +57,7 @@ def suite_root(
         return shipped
     raise ProfileError(
         f"no toolcall suite in {here} or above: {HOW}; or install the package with its data: "
-        "pip install 'toolcall[harness]'"
+        "pip install 'toolcall-streams[harness]'"
     )
 
 
