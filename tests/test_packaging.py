@@ -115,7 +115,7 @@ def test_the_wheel_ships_the_suite_and_runs_it_from_anywhere(
 def test_outside_a_checkout_without_data_the_error_says_what_to_do(tmp_path: Path) -> None:
     if locate.packaged() is not None:
         pytest.skip("this install ships the suite data")
-    with pytest.raises(ProfileError, match=r"pip install 'toolcall\[harness\]'"):
+    with pytest.raises(ProfileError, match=r"pip install 'toolcall-streams\[harness\]'"):
         locate.suite_root(start=tmp_path)
     assert locate.suite_root(start=ROOT / "cassettes" / "qwen") == ROOT
 
