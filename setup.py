@@ -1,4 +1,5 @@
-"""Build step: ship the suite's data inside the wheel, so `toolcall-streams[harness]` works anywhere.
+"""Build step: ship the suite's data inside the wheel, so `toolcall-streams[harness]` works
+anywhere.
 
 The profiles, scenarios and cassettes live at the top of the repository, where people edit and
 review them; a wheel can only carry files inside a package, so `build_py` copies them to

@@ -1,5 +1,5 @@
-"""The README's "Check yours" recipes, run as printed: each ends in a red, readable result for a
-naive assembler, or in a stream served over HTTP."""
+"""The "Check yours" recipes of docs/HARNESS.md, run as printed: each ends in a red, readable
+result for a naive assembler, or in a stream served over HTTP."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-README = (ROOT / "README.md").read_text(encoding="utf-8")
-SECTION = README.split("## Check yours", 1)[1].split("\n## ", 1)[0]
+HARNESS = (ROOT / "docs" / "HARNESS.md").read_text(encoding="utf-8")
+SECTION = HARNESS.split("## Check yours", 1)[1].split("\n## ", 1)[0]
 
 # What a maintainer's project would hold: the naive assembler many clients are.
 MY_PROJECT = '''
@@ -38,7 +38,7 @@ def assemble_tool_calls(chunks):
 def blocks(language: str, after: str) -> str:
     """The first `language` code block after the words `after` in the section."""
     found = re.search(rf"```{language}\n(.+?)```", SECTION.split(after, 1)[1], re.DOTALL)
-    assert found is not None, f"the README's {after!r} recipe moved"
+    assert found is not None, f"docs/HARNESS.md's {after!r} recipe moved"
     return found.group(1)
 
 

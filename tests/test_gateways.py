@@ -98,10 +98,10 @@ def checkout_copy(tmp_path: Path) -> Path:
 
 
 def readme_recipe() -> str:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("\n## Checking your gateway\n", 1)[1]
+    manual = (ROOT / "docs" / "HARNESS.md").read_text(encoding="utf-8")
+    section = manual.split("\n## Checking your gateway\n", 1)[1]
     block = re.search(r"```sh\n(.*?)```", section, re.DOTALL)
-    assert block is not None, "the README's gateway recipe moved"
+    assert block is not None, "docs/HARNESS.md's gateway recipe moved"
     (line,) = [ln for ln in block.group(1).splitlines() if "GATEWAY_URL=" in ln]
     return line.split("  #")[0].strip()
 

@@ -1,6 +1,6 @@
-"""The README's write recipes, followed literally in a copy of the repository.
+"""The write recipes of docs/HARNESS.md, followed literally in a copy of the repository.
 
-A copy (never this checkout's providers.yaml) gets the recipes' shell lines exactly as the README
+A copy (never this checkout's providers.yaml) gets the recipes' shell lines exactly as the manual
 prints them, with the dummy key `anything` for `...` and the local simulator (`toolcall serve`)
 for the servers: the recording recipe records DeepSeek from the simulator's DeepSeek through
 `TOOLCALL_DEEPSEEK_BASE_URL`, the provider recipe adds `vllm` pointed at the simulator's GLM (the
@@ -41,10 +41,10 @@ NOT_COPIED = {".venv", ".git", "node_modules", "build", "reports", ".pytest_cach
 
 def recipe(heading: str) -> list[str]:
     """The shell lines of the first `sh` block under `heading`, comments dropped."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split(f"\n## {heading}\n", 1)[1]
+    manual = (ROOT / "docs" / "HARNESS.md").read_text(encoding="utf-8")
+    section = manual.split(f"\n## {heading}\n", 1)[1]
     block = re.search(r"```sh\n(.*?)```", section, re.DOTALL)
-    assert block is not None, f"the README's {heading!r} recipe moved"
+    assert block is not None, f"docs/HARNESS.md's {heading!r} recipe moved"
     return [line.split("  #")[0].strip() for line in block.group(1).splitlines() if line.strip()]
 
 

@@ -233,7 +233,8 @@ def _backend(name: str) -> Loads:
         import orjson
     except ImportError:
         if name == "orjson":
-            raise UsageError("json backend 'orjson' needs: pip install 'toolcall-streams[fast]'") from None
+            needs = "pip install 'toolcall-streams[fast]'"
+            raise UsageError(f"json backend 'orjson' needs: {needs}") from None
         return _stdlib_loads
     return _orjson_loads(orjson.loads)
 

@@ -2,8 +2,9 @@
 
 Inside a checkout (a folder, or a parent of it, holding `providers.yaml`) the checkout's files win,
 so an edit to a profile or a new cassette is what runs. Anywhere else, `pip install
-'toolcall-streams[harness]'` brings the same data inside the package (`toolcall/suite/`, copied there when
-the wheel is built), so `toolcall conformance` and `toolcall matrix` run from any directory.
+'toolcall-streams[harness]'` brings the same data inside the package (`toolcall/suite/`, copied
+there when the wheel is built), so `toolcall conformance` and `toolcall matrix` run from any
+directory.
 """
 
 from __future__ import annotations
