@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from toolcall.harness import cassettes, recordings, remedy, structure, synthesize, walk
-from toolcall.harness.checks import check_cell, check_recording
+from toolcall.harness import cassettes, recordings, structure, synthesize, walk
+from toolcall.harness.checks import check_cell, check_recording, where_to_fix
 from toolcall.harness.profiles import DIRECT, STRUCTURE, load_suite
 from toolcall.harness.replay import replay_own_request
 
@@ -259,7 +259,7 @@ def test_a_route_change_the_recording_does_not_show_is_caught(tmp_path: Path) ->
     )
     place = "(routes.openrouter-deepinfra.changes.kimi.id_pattern)"
     findings = check_recording(suite, recording).findings
-    fixes = [remedy.for_recording(suite, recording, f) for f in findings]
+    fixes = [where_to_fix.for_recording(suite, recording, f) for f in findings]
     assert any(fix.startswith("edit routes.yaml:") and place in fix for fix in fixes), fixes
 
 

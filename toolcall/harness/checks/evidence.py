@@ -21,13 +21,13 @@ from typing import Any
 
 from toolcall import ToolCallError, Turn, TurnBuilder
 
-from .. import fingerprint, recordings, remedy, walk
+from .. import fingerprint, recordings, walk
 from ..cassettes import CHAT
 from ..event_check import assemble_with_events
 from ..profiles import Provider, Route, Suite
 from ..recordings import Recording
 from ..replay import ReplayError, replay_own_request
-from . import cross_wire
+from . import cross_wire, where_to_fix
 from .outcome import Finding, Outcome, differences
 from .turns import error_kind, expectation_differences, expectation_of, judged_expectation, splits
 
@@ -98,7 +98,7 @@ def check_recording(suite: Suite, recording: Recording) -> Outcome:
 
 def _failed(suite: Suite, recording: Recording, outcome: Outcome) -> Outcome:
     outcome.status = "fail"
-    outcome.fix = remedy.for_recording(suite, recording, outcome.findings[0])
+    outcome.fix = where_to_fix.for_recording(suite, recording, outcome.findings[0])
     return outcome
 
 

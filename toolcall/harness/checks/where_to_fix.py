@@ -1,4 +1,6 @@
-"""What to edit or run for a failing cell or recording: the one line after the finding.
+"""What to edit or run in the suite for a failing cell or recording: the one line after the
+finding. (A gateway's `fix:` line is another matter, what an application can do around the
+gateway: `gateways.workarounds`.)
 
 A finding says what differs; the person reading a red CI line also needs to know where to fix
 it, and that depends on what the cassette is. A synthesized cassette is rendered from
@@ -14,16 +16,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import yaml
 
-from .cassettes import CHAT, cassette_path
-from .profiles import Cell, Provider, Suite
-from .recordings import Recording
-
-if TYPE_CHECKING:
-    from .checks import Finding
+from ..cassettes import CHAT, cassette_path
+from ..profiles import Cell, Provider, Suite
+from ..recordings import Recording
+from .outcome import Finding
 
 #: Checks whose failure is the library's (or a cassette it cannot read), whatever the cassette.
 _LIBRARY = frozenset({"library", "resplit", "events", "output-schema", "distinct-ids"})
