@@ -89,6 +89,15 @@ def for_recording(suite: Suite, recording: Recording, finding: Finding) -> str:
             return f"edit {declared}: it names {stem}, which does not show the value"
         waivers = _place(suite, "providers.yaml", ("providers", p, "waivers"))
         return f"edit {declared}, or waive it for {stem} with the reason ({waivers})"
+    if finding.check == "structure":
+        waivers = _place(suite, "providers.yaml", ("providers", p, "waivers"))
+        if finding.path.endswith(".waivers"):
+            return f"drop the structure waiver of {stem} ({waivers}): nothing differs any more"
+        synthesis = _place(suite, "providers.yaml", ("providers", p, "synthesis"))
+        return (
+            f"edit {synthesis} until it renders {stem}'s reply with its structure, then run "
+            f"make synthesize PROVIDER={p}; or waive it for {stem} with the reason ({waivers})"
+        )
     if finding.check == "profile":
         return f"add a profile for {p} to providers.yaml (make add-provider)"
     if finding.check in _LIBRARY or finding.check == "events":
