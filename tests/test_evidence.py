@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from toolcall.harness import cassettes, recordings, structure, synthesize, walk
+from toolcall.harness import cassettes, cli, recordings, structure, synthesize, walk
 from toolcall.harness.checks import check_cell, check_recording, where_to_fix
 from toolcall.harness.profiles import DIRECT, STRUCTURE, Suite, load_suite
 from toolcall.harness.replay import replay_own_request
@@ -363,3 +363,43 @@ def test_the_duplicate_check_finds_one_stream_under_two_labels() -> None:
     assert (("functions.add:0", "functions.multiply:1")) in ids
     with pytest.raises(walk.UnreadableStream):
         recordings.stream_identity(b"data: {not json}\n\n")
+
+
+# -- (g) `toolcall publish` brings a recording in as the suite keeps it -------------------------
+
+
+@pytest.mark.parametrize(
+    ("provider", "stem", "jsonl"),
+    [
+        ("openai", "openai-python_gpt-4o_text", False),
+        ("grok", "vercel-ai_grok-3-mini-tool-call", True),
+    ],
+)
+def test_publish_writes_the_recording_the_suite_holds(
+    provider: str, stem: str, jsonl: bool, suite_copy: Path, tmp_path: Path
+) -> None:
+    """`toolcall publish FILE --provider P --repository ... --origin O [--jsonl]` as
+    docs/MATRIX.md gives it, on a committed recording's own source, in a copy from which that
+    recording was removed: it writes the same cassette, refused by the suite until its
+    expectation is written beside it, and then passing."""
+    (kept,) = [r for r in RECORDINGS if (r.provider, r.name) == (provider, stem)]
+    folder = suite_copy / "cassettes" / provider / "published"
+    (folder / kept.path.name).unlink()
+    (folder / kept.expected_path.name).unlink()
+    source = tmp_path / f"{stem}.txt"
+    source.write_bytes(kept.source())
+    given = kept.provenance
+    arguments = ["--root", str(suite_copy), "publish", str(source), "--provider", provider]
+    arguments += ["--repository", given["source"]["repository"], "--path", given["source"]["path"]]
+    arguments += ["--commit", given["source"]["commit"], "--license", given["license"]]
+    arguments += ["--model", given["model"], "--origin", given["origin"]]
+    assert cli.main(arguments + (["--jsonl"] if jsonl else [])) == 0
+    assert (folder / kept.path.name).read_bytes() == kept.path.read_bytes()
+    with pytest.raises(recordings.RecordingError, match="no expectation beside it"):
+        recordings.discover(suite_copy / "cassettes", provider, wire="chat")
+    shutil.copy(kept.expected_path, folder / kept.expected_path.name)
+    suite = load_suite(suite_copy)
+    (published,) = [
+        r for r in recordings.discover(suite.cassettes, provider, wire="chat") if r.name == stem
+    ]
+    assert check_recording(suite, published).status == "pass"
