@@ -186,6 +186,34 @@ def test_the_readme_recipe_unnarrowed_streams_every_case(tmp_path: Path) -> None
     assert all(s["passed"] for s in streams)
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_gateways_installs_and_runs_a_real_gateway_narrowed(tmp_path: Path) -> None:
+    """`make gateways` with a built-in gateway, narrowed to the smallest one (openai-forward, a
+    PyPI install) and one provider, as a user narrows it: installed on first use under the
+    copy's .gateways/, started, every case of the provider streamed and the report written."""
+    checkout = checkout_copy(tmp_path)
+    (checkout / "gateways").symlink_to(ROOT / "gateways")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLCALL")}
+    command = "make gateways GATEWAY=openai-forward PROVIDER=glm CLIENTS=0"
+    done = subprocess.run(
+        ["bash", "-c", command],
+        cwd=checkout,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out[-3000:]
+    written = json.loads((checkout / "reports" / "gateways.json").read_text(encoding="utf-8"))
+    (gateway,) = written["gateways"]
+    assert gateway["name"] == "openai-forward" and gateway["unavailable"] is None, gateway
+    listed = [(c.provider, c.target, c.fault) for c in cases(SUITE, provider="glm")]
+    assert [(s["provider"], s["target"], s["fault"]) for s in gateway["streams"]] == listed
+
+
 def test_an_http_client_that_merges_calls_through_the_gateway_is_a_client_finding(
     tmp_path: Path,
 ) -> None:
