@@ -16,12 +16,13 @@ from __future__ import annotations
 import dataclasses
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from toolcall.harness import cassettes, recordings, remedy, structure, synthesize, walk
-from toolcall.harness.checks import check_cell, check_recording
-from toolcall.harness.profiles import DIRECT, STRUCTURE, load_suite
+from toolcall.harness import cassettes, cli, recordings, structure, synthesize, walk
+from toolcall.harness.checks import check_cell, check_recording, where_to_fix
+from toolcall.harness.profiles import DIRECT, STRUCTURE, Suite, load_suite
 from toolcall.harness.replay import replay_own_request
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -138,6 +139,51 @@ def test_synthesis_has_the_recordings_structure(recording: recordings.Recording)
         assert differences, f"{recording.id}: the structure waiver is no longer needed"
         pytest.skip(f"waived: {waiver}")
     assert differences == [], f"{recording.id} vs providers.{provider.key}.synthesis"
+
+
+def _with_qwen(**changes: Any) -> Suite:
+    """The suite with Qwen's profile changed in memory (no file is written)."""
+    qwen = dataclasses.replace(SUITE.providers["qwen"], **changes)
+    return dataclasses.replace(SUITE, providers={**SUITE.providers, "qwen": qwen})
+
+
+def _replaced(value: Any, old: str, new: str) -> Any:
+    """`value` (a synthesis block) with `old` replaced by `new` in every string in it."""
+    if isinstance(value, dict):
+        return {key: _replaced(item, old, new) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_replaced(item, old, new) for item in value]
+    return value.replace(old, new) if isinstance(value, str) else value
+
+
+QWEN_TOOL_CALL = "vercel-ai_qwen3-max-tool-call"
+
+
+def test_conformance_fails_a_synthesis_without_the_recordings_structure() -> None:
+    """The check runs in every conformance run (`check_recording`): a template that drops the
+    `id: ""` Qwen sends on later deltas, with the quirk left alone, fails the recording with
+    the synthesis named and what to edit."""
+    synthesis = _replaced(SUITE.providers["qwen"].synthesis, '"id":"",', "")
+    assert synthesis != SUITE.providers["qwen"].synthesis
+    mistaken = _with_qwen(synthesis=synthesis)
+    (recording,) = [r for r in RECORDINGS if r.name == QWEN_TOOL_CALL]
+    assert check_recording(SUITE, recording).status == "pass"
+    outcome = check_recording(mistaken, recording)
+    assert outcome.status == "fail"
+    assert {f.check for f in outcome.findings} == {"structure"}, outcome.report()
+    assert outcome.findings[0].path == "providers.qwen.synthesis"
+    assert "make synthesize PROVIDER=qwen" in outcome.fix
+    assert "(providers.qwen.synthesis)" in outcome.fix
+
+
+def test_a_structure_waiver_no_longer_needed_fails_conformance() -> None:
+    waivers = {**SUITE.providers["qwen"].waivers, (QWEN_TOOL_CALL, STRUCTURE): "once differed"}
+    (recording,) = [r for r in RECORDINGS if r.name == QWEN_TOOL_CALL]
+    outcome = check_recording(_with_qwen(waivers=waivers), recording)
+    assert outcome.status == "fail"
+    (finding,) = outcome.findings
+    assert (finding.check, finding.path) == ("structure", "providers.qwen.waivers")
+    assert outcome.fix.startswith(f"drop the structure waiver of {QWEN_TOOL_CALL}")
 
 
 # -- (d) a mistaken author is caught ---------------------------------------------------------------
@@ -259,7 +305,7 @@ def test_a_route_change_the_recording_does_not_show_is_caught(tmp_path: Path) ->
     )
     place = "(routes.openrouter-deepinfra.changes.kimi.id_pattern)"
     findings = check_recording(suite, recording).findings
-    fixes = [remedy.for_recording(suite, recording, f) for f in findings]
+    fixes = [where_to_fix.for_recording(suite, recording, f) for f in findings]
     assert any(fix.startswith("edit routes.yaml:") and place in fix for fix in fixes), fixes
 
 
@@ -317,3 +363,43 @@ def test_the_duplicate_check_finds_one_stream_under_two_labels() -> None:
     assert (("functions.add:0", "functions.multiply:1")) in ids
     with pytest.raises(walk.UnreadableStream):
         recordings.stream_identity(b"data: {not json}\n\n")
+
+
+# -- (g) `toolcall publish` brings a recording in as the suite keeps it -------------------------
+
+
+@pytest.mark.parametrize(
+    ("provider", "stem", "jsonl"),
+    [
+        ("openai", "openai-python_gpt-4o_text", False),
+        ("grok", "vercel-ai_grok-3-mini-tool-call", True),
+    ],
+)
+def test_publish_writes_the_recording_the_suite_holds(
+    provider: str, stem: str, jsonl: bool, suite_copy: Path, tmp_path: Path
+) -> None:
+    """`toolcall publish FILE --provider P --repository ... --origin O [--jsonl]` as
+    docs/MATRIX.md gives it, on a committed recording's own source, in a copy from which that
+    recording was removed: it writes the same cassette, refused by the suite until its
+    expectation is written beside it, and then passing."""
+    (kept,) = [r for r in RECORDINGS if (r.provider, r.name) == (provider, stem)]
+    folder = suite_copy / "cassettes" / provider / "published"
+    (folder / kept.path.name).unlink()
+    (folder / kept.expected_path.name).unlink()
+    source = tmp_path / f"{stem}.txt"
+    source.write_bytes(kept.source())
+    given = kept.provenance
+    arguments = ["--root", str(suite_copy), "publish", str(source), "--provider", provider]
+    arguments += ["--repository", given["source"]["repository"], "--path", given["source"]["path"]]
+    arguments += ["--commit", given["source"]["commit"], "--license", given["license"]]
+    arguments += ["--model", given["model"], "--origin", given["origin"]]
+    assert cli.main(arguments + (["--jsonl"] if jsonl else [])) == 0
+    assert (folder / kept.path.name).read_bytes() == kept.path.read_bytes()
+    with pytest.raises(recordings.RecordingError, match="no expectation beside it"):
+        recordings.discover(suite_copy / "cassettes", provider, wire="chat")
+    shutil.copy(kept.expected_path, folder / kept.expected_path.name)
+    suite = load_suite(suite_copy)
+    (published,) = [
+        r for r in recordings.discover(suite.cassettes, provider, wire="chat") if r.name == stem
+    ]
+    assert check_recording(suite, published).status == "pass"

@@ -16,11 +16,11 @@ from pathlib import Path
 import yaml
 
 from tests import stream_edit
-from toolcall.harness import cassettes, remedy
-from toolcall.harness.checks import Finding, Outcome, check_cell, check_recording
+from toolcall.harness import cassettes
+from toolcall.harness.checks import Finding, Outcome, check_cell, check_recording, where_to_fix
+from toolcall.harness.conformance_report import summary, text
 from toolcall.harness.profiles import load_suite
 from toolcall.harness.recordings import discover
-from toolcall.harness.report import summary, text
 
 ROOT = Path(__file__).resolve().parent.parent
 GEMINI_INDEX = "      index: {value: absent,"
@@ -62,11 +62,11 @@ def test_a_recorded_cell_names_the_record_command() -> None:
         gemini.cells["parallel_calls"], provenance={"kind": "recorded", "date": "2026-01-01"}
     )
     finding = Finding("quirks", "quirks.index", "absent", "present")
-    fix = remedy.for_cell(suite, gemini, recorded, finding)
+    fix = where_to_fix.for_cell(suite, gemini, recorded, finding)
     assert fix.startswith("the provider changed how it streams: ")
     assert "make record PROVIDER=gemini SCENARIO=parallel_calls ACCEPT=1" in fix
     assert "(providers.gemini.quirks.index)" in fix
-    replay = remedy.for_cell(suite, gemini, recorded, Finding("replay", "$", "x", "y"))
+    replay = where_to_fix.for_cell(suite, gemini, recorded, Finding("replay", "$", "x", "y"))
     assert "make record PROVIDER=gemini SCENARIO=parallel_calls ACCEPT=1" in replay
 
 
@@ -85,7 +85,7 @@ def test_a_scenario_override_is_named_where_it_is_declared() -> None:
     key, name, quirk = overrides[0]
     provider = suite.providers[key]
     finding = Finding("quirks", f"quirks.{quirk}", 1, 0)
-    fix = remedy.for_cell(suite, provider, provider.cells[name], finding)
+    fix = where_to_fix.for_cell(suite, provider, provider.cells[name], finding)
     assert f"(providers.{key}.scenarios.{name}.quirks.{quirk})" in fix
     number = int(fix.split("edit providers.yaml:", 1)[1].split(" ", 1)[0])
     line = (ROOT / "providers.yaml").read_text(encoding="utf-8").splitlines()[number - 1]

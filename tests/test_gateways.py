@@ -8,16 +8,18 @@ README's "check your gateway" case, passes every stream.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.gateway_relay import Rewrites, relaying
-from toolcall.harness import serve
+from toolcall.harness import recordings, serve
 from toolcall.harness.gateways import process, report
 from toolcall.harness.gateways.known import ByURL
 from toolcall.harness.gateways.run import GatewayRun, cases, run_gateway
@@ -32,6 +34,23 @@ def through(rewrites: Rewrites, home: Path, *, bound: float = 3.0) -> GatewayRun
     todo = cases(SUITE, provider="glm")
     with serve.serving(SUITE) as served, relaying(served.base_url, rewrites) as url:
         return run_gateway(ByURL(url, "relay"), served, todo, home, say=lambda _: None, bound=bound)
+
+
+def test_the_case_listing_takes_every_chat_recording_and_no_other_wire() -> None:
+    """`make gateways` unnarrowed: the gateways carry chat completions, so of the recordings they
+    take every chat one and no other wire's, even where the other wire's provider has a chat
+    profile too (a Responses recording posted to /chat/completions would be judged as a chat
+    answer; an Anthropic one has no chat profile to take a request from)."""
+    todo = cases(SUITE)
+    assert {c.kind for c in todo} == {"cell", "published", "fault"}
+    assert {c.provider for c in todo} <= set(SUITE.providers)
+    published = {(c.provider, c.target) for c in todo if c.kind == "published"}
+    everything = recordings.discover(SUITE.cassettes)
+    chat = [r for r in everything if r.wire == "chat"]
+    assert published == {(r.provider, f"published/{r.name}") for r in chat}
+    others = [r for r in everything if r.wire != "chat"]
+    assert any(r.provider in SUITE.providers for r in others)  # what the wire rule leaves out
+    assert any(r.provider not in SUITE.providers for r in others)
 
 
 def test_a_transparent_relay_passes_every_stream_byte_for_byte(tmp_path: Path) -> None:
@@ -86,14 +105,15 @@ def test_a_gateway_that_cannot_start_is_unavailable_with_the_reason(tmp_path: Pa
 
 def checkout_copy(tmp_path: Path) -> Path:
     """What `make gateways` reads, copied (the Makefile, the suite's data), with the checkout's
-    installed .venv linked in, and pyproject.toml made older than its install stamp."""
+    installed .venv (else the running environment, as in a worktree without one) linked in, and
+    pyproject.toml made older than its install stamp."""
     copy = tmp_path / "checkout"
     copy.mkdir()
     for name in ("Makefile", "pyproject.toml", "providers.yaml", "routes.yaml", "scenarios.yaml"):
         shutil.copy2(ROOT / name, copy / name)
     shutil.copytree(ROOT / "cassettes", copy / "cassettes")
     os.utime(copy / "pyproject.toml", (0, 0))  # older than the environment's install stamp
-    (copy / ".venv").symlink_to(ROOT / ".venv")
+    (copy / ".venv").symlink_to(ROOT / ".venv" if (ROOT / ".venv").is_dir() else sys.prefix)
     return copy
 
 
@@ -137,6 +157,61 @@ def test_the_readme_recipe_checks_a_gateway_by_url(rewrites: Rewrites, tmp_path:
     else:
         assert done.returncode == 0, out[-3000:]
         assert "FAIL" not in out and "REQ" not in out
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_the_readme_recipe_unnarrowed_streams_every_case(tmp_path: Path) -> None:
+    """The same recipe over the whole suite, every provider and every recording, as `make
+    gateways` runs by default: each case the listing makes is streamed and reported."""
+    checkout = checkout_copy(tmp_path)
+    port = process.free_port()
+    with relaying(f"http://127.0.0.1:{port}", Rewrites()) as url:
+        command = readme_recipe().replace("http://127.0.0.1:4000", url).replace("8765", str(port))
+        env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLCALL")}
+        done = subprocess.run(
+            ["bash", "-c", command + " CLIENTS=0"],
+            cwd=checkout,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out[-3000:]
+    written = json.loads((checkout / "reports" / "gateways.json").read_text(encoding="utf-8"))
+    streams = written["gateways"][0]["streams"]
+    listed = [(c.provider, c.target, c.fault) for c in cases(SUITE)]
+    assert [(s["provider"], s["target"], s["fault"]) for s in streams] == listed
+    assert all(s["passed"] for s in streams)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_gateways_installs_and_runs_a_real_gateway_narrowed(tmp_path: Path) -> None:
+    """`make gateways` with a built-in gateway, narrowed to the smallest one (openai-forward, a
+    PyPI install) and one provider, as a user narrows it: installed on first use under the
+    copy's .gateways/, started, every case of the provider streamed and the report written."""
+    checkout = checkout_copy(tmp_path)
+    (checkout / "gateways").symlink_to(ROOT / "gateways")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLCALL")}
+    command = "make gateways GATEWAY=openai-forward PROVIDER=glm CLIENTS=0"
+    done = subprocess.run(
+        ["bash", "-c", command],
+        cwd=checkout,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out[-3000:]
+    written = json.loads((checkout / "reports" / "gateways.json").read_text(encoding="utf-8"))
+    (gateway,) = written["gateways"]
+    assert gateway["name"] == "openai-forward" and gateway["unavailable"] is None, gateway
+    listed = [(c.provider, c.target, c.fault) for c in cases(SUITE, provider="glm")]
+    assert [(s["provider"], s["target"], s["fault"]) for s in gateway["streams"]] == listed
 
 
 def test_an_http_client_that_merges_calls_through_the_gateway_is_a_client_finding(

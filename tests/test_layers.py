@@ -1,8 +1,9 @@
-"""The library's modules import each other in one direction only: bytes flow one way.
+"""The package's modules import each other in one direction only: bytes flow one way.
 
 Every import is read from the source (`ast`), those under `if TYPE_CHECKING:` and inside
 functions included, since a circle hidden from the interpreter is still a circle in the design:
-the module below cannot be understood, tested or replaced without the one above.
+the module below cannot be understood, tested or replaced without the one above. That holds in
+the library and in the harness above it, and the library never imports the harness.
 """
 
 from __future__ import annotations
@@ -13,22 +14,30 @@ from pathlib import Path
 import toolcall
 
 PACKAGE = Path(toolcall.__file__).parent
+HARNESS = "toolcall.harness"
 
 
-def library_modules() -> dict[str, Path]:
-    """The library's modules by dotted name; the harness is a layer of its own above them."""
+def package_modules(package: Path = PACKAGE) -> dict[str, Path]:
+    """Every module of `package` (the harness included) by dotted name."""
     modules = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
-        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-        if "harness" in parts:
-            continue
+    for path in sorted(package.rglob("*.py")):
+        parts = path.relative_to(package.parent).with_suffix("").parts
         name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         modules[name] = path
     return modules
 
 
+def is_harness(name: str) -> bool:
+    return name == HARNESS or name.startswith(HARNESS + ".")
+
+
+def library_modules() -> dict[str, Path]:
+    """The library's modules by dotted name; the harness is a layer of its own above them."""
+    return {name: path for name, path in package_modules().items() if not is_harness(name)}
+
+
 def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
-    """The library modules `name` imports, wherever in the file the import stands."""
+    """The modules of `known` that `name` imports, wherever in the file the import stands."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -40,16 +49,21 @@ def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
                 anchor = package.split(".")
                 anchor = anchor[: len(anchor) - node.level + 1]
                 base = ".".join([*anchor, *([base] if base else [])])
-            # `from . import x` may import a module x, or a name x of the package.
-            targets = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+            # `from . import x` imports the module x if there is one, else the name x of the
+            # package (its `__init__`).
+            targets = [
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
+                for alias in node.names
+            ]
         else:
             continue
         found.update(target for target in targets if target in known and target != name)
     return found
 
 
-def import_graph() -> dict[str, set[str]]:
-    modules = library_modules()
+def import_graph(modules: dict[str, Path] | None = None) -> dict[str, set[str]]:
+    """Who imports whom among `modules` (the library's by default)."""
+    modules = library_modules() if modules is None else modules
     known = set(modules)
     return {name: imports_of(name, path, known) for name, path in modules.items()}
 
@@ -88,6 +102,42 @@ def test_no_import_circle_among_the_library_modules() -> None:
     assert "toolcall._wires.chat" in graph and "toolcall._events" in graph  # the walk found them
     found = circle(graph)
     assert found is None, "import circle: " + " -> ".join(found or [])
+
+
+def test_no_import_circle_anywhere_in_the_package() -> None:
+    graph = import_graph(package_modules())
+    assert "toolcall.harness.checks.cells" in graph and "toolcall.harness.scrub" in graph
+    found = circle(graph)
+    assert found is None, "import circle: " + " -> ".join(found or [])
+
+
+def test_the_library_never_imports_the_harness() -> None:
+    graph = import_graph(package_modules())
+    assert any(is_harness(name) for name in graph) and "toolcall._stream" in graph
+    upward = {
+        name: sorted(filter(is_harness, imported))
+        for name, imported in graph.items()
+        if not is_harness(name) and any(map(is_harness, imported))
+    }
+    assert upward == {}
+
+
+def test_a_circle_in_the_files_is_found_however_its_imports_are_written(tmp_path: Path) -> None:
+    """A package on disk whose circle goes through `from . import <module>`, an import inside a
+    function and one under TYPE_CHECKING; and `from . import <name>` of the package's own
+    `__init__`, which is an import of the package, not a circle through a module."""
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("VERSION = 1\n", encoding="utf-8")
+    (package / "a.py").write_text("from . import VERSION, b\n", encoding="utf-8")
+    (package / "b.py").write_text("def f():\n    from .c import x\n", encoding="utf-8")
+    typed = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.a import y\n"
+    (package / "c.py").write_text(typed, encoding="utf-8")
+    graph = import_graph(package_modules(package))
+    assert graph["pkg.a"] == {"pkg", "pkg.b"}
+    assert circle(graph) == ["pkg.a", "pkg.b", "pkg.c", "pkg.a"]
+    (package / "c.py").write_text("x = 1\n", encoding="utf-8")
+    assert circle(import_graph(package_modules(package))) is None
 
 
 def below(graph: dict[str, set[str]], name: str) -> set[str]:

@@ -21,7 +21,7 @@ import httpx
 import pytest
 from jsonschema import Draft202012Validator
 
-from toolcall.harness import accept, background, cli, report, roundtrip, serve
+from toolcall.harness import accept, background, cli, conformance_report, roundtrip, serve
 from toolcall.harness.checks import check_cell, check_recording, check_route_cell
 from toolcall.harness.profiles import ProfileError, format_schema, load_routes, load_suite
 from toolcall.harness.recordings import discover
@@ -231,13 +231,13 @@ def test_a_malformed_route_names_its_path(
 def test_reports_carry_the_route() -> None:
     suite = load_suite(ROOT)
     outcomes = [check_recording(suite, r) for r in discover(suite.cassettes, "kimi", wire="chat")]
-    document = report.document(outcomes)
+    document = conformance_report.document(outcomes)
     Draft202012Validator(format_schema("reports.schema.json")).validate(document)
     routes = {o["route"] for o in document["outcomes"]}
     assert {"openrouter-baseten", "hf-router-groq", "openrouter-moonshotai"} <= routes
-    text = report.text(outcomes)
+    text = conformance_report.text(outcomes)
     assert "\nkimi@openrouter-deepinfra " in text
-    assert "| kimi@openrouter-groq |" in report.markdown(outcomes)
+    assert "| kimi@openrouter-groq |" in conformance_report.markdown(outcomes)
 
 
 #: A routes.yaml as a fresh clone has it where it matters here: comments, and a gateway nothing

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolcall.harness import scrub
+from toolcall.harness import scrub, secrets
 
 KEY = "sk-" + "Loopback/Key-" + "0123456789"
 
@@ -36,7 +36,7 @@ def test_a_key_is_found_in_every_json_form() -> None:
 
 
 def test_short_keys_are_never_searched_for() -> None:
-    assert scrub.searchable(["anything", "the", KEY, KEY, "has space in it, long"]) == [KEY]
+    assert secrets.searchable(["anything", "the", KEY, KEY, "has space in it, long"]) == [KEY]
     assert scrub.redact("anything goes", ["anything"]) == "anything goes"
 
 

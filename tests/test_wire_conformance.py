@@ -13,7 +13,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 import toolcall
-from toolcall.harness import report
+from toolcall.harness import conformance_report
 from toolcall.harness.checks import check_recording, cross_wire
 from toolcall.harness.cli import main
 from toolcall.harness.profiles import format_schema, load_suite
@@ -34,7 +34,7 @@ def test_every_wire_recording_passes_in_its_provider_at_wire_row() -> None:
     rows = {o.row for o in outcomes}
     assert {"openai@responses", "deepseek@responses", "gemini@gemini"} <= rows
     assert {"anthropic@anthropic", "ollama-cloud@ollama", "lmstudio@responses"} <= rows
-    matrix = report.text(outcomes)
+    matrix = conformance_report.text(outcomes)
     assert "openai@responses" in matrix and "3/3" in matrix
     assert "lmstudio@responses" in matrix and "2/2 (self-hosted only)" in matrix
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from . import accept, cassettes, recordings, report, streams, synthesize
+from . import accept, cassettes, conformance_report, recordings, streams, synthesize
 from .checks import check_cell, check_cut, check_recording, check_route_cell, route_cassettes
 from .gateways import command as gateways_command
 from .locate import require_checkout, suite_root
@@ -251,12 +251,12 @@ def _conformance(
         found = recordings.selected(suite, provider)
         outcomes += [check_recording(suite, r) for r in found]
         outcomes += [check_cut(suite, c) for c in streams.cuts(suite, provider)]
-    print(report.text(outcomes))
+    print(conformance_report.text(outcomes))
     if markdown:
         markdown.parent.mkdir(parents=True, exist_ok=True)
-        markdown.write_text(report.markdown(outcomes), encoding="utf-8")
+        markdown.write_text(conformance_report.markdown(outcomes), encoding="utf-8")
     if json_path:
-        _write_json(json_path, report.document(outcomes))
+        _write_json(json_path, conformance_report.document(outcomes))
     return 1 if any(o.status == "fail" for o in outcomes) else 0
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from . import cassettes, matrix, recordings, report, streams, synthesize
+from . import cassettes, conformance_report, matrix, recordings, streams, synthesize
 from .checks import (
     Outcome,
     check_cell,
@@ -308,16 +308,17 @@ class ToolcallCase:
 def summary(terminalreporter: pytest.TerminalReporter, outcomes: list[Outcome]) -> None:
     """The matrix at the end of the run, and the report files asked for."""
     terminalreporter.section("toolcall conformance matrix")
-    terminalreporter.write_line(report.text(outcomes))
+    terminalreporter.write_line(conformance_report.text(outcomes))
     target = terminalreporter.config.getoption("--toolcall-report")
     if target:
         path = Path(target)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(report.markdown(outcomes), encoding="utf-8")
+        path.write_text(conformance_report.markdown(outcomes), encoding="utf-8")
         terminalreporter.write_line(f"Markdown report: {path}")
     target = terminalreporter.config.getoption("--toolcall-json")
     if target:
         path = Path(target)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(report.document(outcomes), indent=1) + "\n", encoding="utf-8")
+        document = conformance_report.document(outcomes)
+        path.write_text(json.dumps(document, indent=1) + "\n", encoding="utf-8")
         terminalreporter.write_line(f"JSON report: {path}")

@@ -6,24 +6,22 @@ allow-list, the URL loses its userinfo and keeps the values of allow-listed quer
 only, and the request body is never searched at all (it is built from scenarios.yaml, so a key
 that is an ordinary word, `anything` or `the`, cannot rewrite it). Only what the server sent back
 (the stream, an error body) is searched for the key, in every form JSON may give it (`\\u002d` for
-`-`, `\\/` for `/`), and only for keys long enough to be credentials: every provider's key is far
-longer than `MIN_KEY_LENGTH`, and a shorter value is a local server's dummy that would otherwise
-rewrite the words of the reply. Anything printed (an error body, an exception) is scrubbed the same
-way before it is cut to length, so a key straddling the cut cannot show its first characters.
+`-`, `\\/` for `/`), and only for keys long enough to be credentials (`secrets.searchable`): every
+provider's key is far longer than `secrets.MIN_KEY_LENGTH`, and a shorter value is a local
+server's dummy that would otherwise rewrite the words of the reply. Anything printed (an error
+body, an exception) is scrubbed the same way before it is cut to length, so a key straddling the
+cut cannot show its first characters.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
-from functools import cache
 from urllib.parse import parse_qsl, quote, urlsplit, urlunsplit
+
+from . import secrets
 
 PLACEHOLDER = "<API_KEY>"
 REDACTED = "<REDACTED>"
-
-#: A key shorter than this is a local server's dummy, never searched for (see the module doc).
-MIN_KEY_LENGTH = 16
 
 #: Response headers a replay needs; vcrpy's header filters never touch responses, so this list
 #: is what keeps set-cookie, organisation ids and request ids out of cassettes.
@@ -37,39 +35,16 @@ SAFE_QUERY_PARAMETERS = ("api-version", "alt", "fault")
 DETAIL_LENGTH = 300
 
 
-def searchable(keys: Iterable[str]) -> list[str]:
-    """The keys worth searching for: long enough to be credentials, without whitespace."""
-    found = []
-    for key in keys:
-        if len(key) >= MIN_KEY_LENGTH and not any(c.isspace() for c in key) and key not in found:
-            found.append(key)
-    return found
-
-
-@cache
-def key_pattern(key: str) -> re.Pattern[str]:
-    """`key` as written, or with any of its characters JSON-escaped (`\\u002d`, `\\/`)."""
-    parts = []
-    for char in key:
-        forms = [re.escape(char), "\\\\u(?i:" + f"{ord(char):04x}" + ")"]
-        if char == "/":
-            forms.append(re.escape("\\/"))
-        parts.append("(?:" + "|".join(forms) + ")")
-    return re.compile("".join(parts))
-
-
 def redact(text: str, keys: Iterable[str]) -> str:
     """`text` with every searchable key, in every JSON form, replaced by `PLACEHOLDER`."""
-    for key in searchable(keys):
-        text = key_pattern(key).sub(PLACEHOLDER, text)
+    for key in secrets.searchable(keys):
+        text = secrets.key_pattern(key).sub(PLACEHOLDER, text)
     return text
 
 
 def printable(text: str, keys: Iterable[str], limit: int = DETAIL_LENGTH) -> str:
     """A server's text fit for a terminal or a CI log: keys and URL credentials removed first,
     then cut to `limit` characters."""
-    from . import secrets
-
     clean = secrets.mask(redact(text, keys))
     return clean if len(clean) <= limit else clean[:limit] + "..."
 

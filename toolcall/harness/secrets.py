@@ -16,12 +16,12 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import yaml
 
 from .cassettes import SAFE_LOADER
-from .scrub import key_pattern, searchable
 
 _VALUE = r"(?!<API_KEY>|<REDACTED>)[A-Za-z0-9._~+/=-]{16,}"
 
@@ -52,6 +52,32 @@ PATTERNS: dict[str, re.Pattern[str]] = {
 }
 
 _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\/")
+
+
+#: A key variable's value shorter than this is a local server's dummy (`anything`), never
+#: searched for: every provider's key is far longer, and a dummy would match words of the reply.
+MIN_KEY_LENGTH = 16
+
+
+def searchable(keys: Iterable[str]) -> list[str]:
+    """The keys worth searching for: long enough to be credentials, without whitespace."""
+    found = []
+    for key in keys:
+        if len(key) >= MIN_KEY_LENGTH and not any(c.isspace() for c in key) and key not in found:
+            found.append(key)
+    return found
+
+
+@cache
+def key_pattern(key: str) -> re.Pattern[str]:
+    """`key` as written, or with any of its characters JSON-escaped (`\\u002d`, `\\/`)."""
+    parts = []
+    for char in key:
+        forms = [re.escape(char), "\\\\u(?i:" + f"{ord(char):04x}" + ")"]
+        if char == "/":
+            forms.append(re.escape("\\/"))
+        parts.append("(?:" + "|".join(forms) + ")")
+    return re.compile("".join(parts))
 
 
 @dataclass(frozen=True)

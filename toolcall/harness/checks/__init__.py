@@ -1,8 +1,8 @@
 """Every check the suite makes, on every wire, gathered into one readable outcome per cassette
 or recording: a provider x scenario cell (`cells`), a cassette recorded through a route
 (`cells`), a published recording (`evidence`), a cut-off variant (`cuts`), each read the same
-way (`turns`) and reported the same way (`outcome`); two turns of one request on two wires are
-compared by `cross_wire`.
+way (`turns`) and reported the same way (`outcome`), a failure with what to edit or run
+(`where_to_fix`); two turns of one request on two wires are compared by `cross_wire`.
 """
 
 from __future__ import annotations

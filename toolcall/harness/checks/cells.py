@@ -20,12 +20,12 @@ from typing import Any
 import toolcall
 from toolcall import ToolCallError, Turn
 
-from .. import cassettes, fingerprint, recordings, remedy, synthesize, walk
+from .. import cassettes, fingerprint, recordings, synthesize, walk
 from ..cassettes import CHAT, ROUTES, cassette_path
 from ..event_check import assemble_with_events
 from ..profiles import Cell, Provider, Suite
 from ..replay import ReplayError, replay, replay_own_request
-from . import cross_wire
+from . import cross_wire, where_to_fix
 from .outcome import Finding, Outcome
 from .turns import check_turn, splits
 
@@ -48,7 +48,7 @@ def check_cell(suite: Suite, provider: Provider, cell: Cell, wire: str = CHAT) -
     except ReplayError as exc:
         findings.append(Finding("replay", "$", "a cassette matching the request", str(exc)))
         outcome.status = "fail"
-        outcome.fix = remedy.for_cell(suite, provider, cell, findings[0])
+        outcome.fix = where_to_fix.for_cell(suite, provider, cell, findings[0])
         return outcome
     if replayed.provenance:
         outcome.note = _provenance(replayed.provenance)
@@ -60,7 +60,7 @@ def check_cell(suite: Suite, provider: Provider, cell: Cell, wire: str = CHAT) -
     findings += _check_fingerprint(cell, body)
     if findings:
         outcome.status = "fail"
-        outcome.fix = remedy.for_cell(suite, provider, cell, findings[0])
+        outcome.fix = where_to_fix.for_cell(suite, provider, cell, findings[0])
     return outcome
 
 

@@ -7,10 +7,12 @@ UTF-8) must give the same turn with events that tell it, and that turn must be t
 Then the recording judges what providers.yaml says of it. On chat completions every declared
 quirk it contradicts is a finding naming the recording, unless the profile waives that quirk for
 it with a reason (a recording through a route is judged against the provider's quirks with the
-route's declared changes over them). The other wires have no quirk vocabulary (it describes chat
-chunks), so there the profile is judged by what it declares: a wire offer must name the
-recording, the wire must be the one detected from the body, and where the offer pairs the
-recording with a chat recording of the same request the two turns must agree (`cross_wire`).
+route's declared changes over them), and a first-party recording's own reply, rendered through
+the provider's synthesis, must have the recording's structure (`structure`). The other wires
+have no quirk vocabulary (it describes chat chunks), so there the profile is judged by what it
+declares: a wire offer must name the recording, the wire must be the one detected from the body,
+and where the offer pairs the recording with a chat recording of the same request the two turns
+must agree (`cross_wire`).
 The row of another wire's recording is `provider@wire`, so a wire's evidence is never read as
 the provider's chat evidence.
 """
@@ -21,13 +23,13 @@ from typing import Any
 
 from toolcall import ToolCallError, Turn, TurnBuilder
 
-from .. import fingerprint, recordings, remedy, walk
+from .. import fingerprint, recordings, structure, synthesize, walk
 from ..cassettes import CHAT
 from ..event_check import assemble_with_events
-from ..profiles import Provider, Route, Suite
+from ..profiles import STRUCTURE, Provider, Route, Suite
 from ..recordings import Recording
 from ..replay import ReplayError, replay_own_request
-from . import cross_wire
+from . import cross_wire, where_to_fix
 from .outcome import Finding, Outcome, differences
 from .turns import error_kind, expectation_differences, expectation_of, judged_expectation, splits
 
@@ -98,7 +100,7 @@ def check_recording(suite: Suite, recording: Recording) -> Outcome:
 
 def _failed(suite: Suite, recording: Recording, outcome: Outcome) -> Outcome:
     outcome.status = "fail"
-    outcome.fix = remedy.for_recording(suite, recording, outcome.findings[0])
+    outcome.fix = where_to_fix.for_recording(suite, recording, outcome.findings[0])
     return outcome
 
 
@@ -125,7 +127,30 @@ def _profile(suite: Suite, recording: Recording, body: bytes) -> list[Finding]:
     if route is None:
         return [Finding("route", "$", "a route in routes.yaml", recording.route)]
     framing = recordings.shows_framing(recording.provenance)
-    return profile_findings(provider, recording.name, body, framing=framing, route=route)
+    found = profile_findings(provider, recording.name, body, framing=framing, route=route)
+    return found + structure_findings(suite, provider, recording, body)
+
+
+def structure_findings(
+    suite: Suite, provider: Provider, recording: Recording, body: bytes
+) -> list[Finding]:
+    """Whether the provider's synthesis, given a first-party recording's own reply, has the
+    recording's structure (`structure.compare_recording`): a synthesized cassette claims to look
+    like its provider, and only the provider's own stream can say it does. A recording whose
+    structure the profile waives must still differ, or the waiver hides the next difference."""
+    if recording.origin != "first-party" or "error" in recording.expected:
+        return []
+    try:
+        differences = structure.compare_recording(suite, recording, body)
+    except (walk.UnreadableStream, synthesize.SynthesisError) as exc:
+        return [Finding("structure", "$", "a stream to compare with the synthesis", str(exc))]
+    if (recording.name, STRUCTURE) in provider.waivers:
+        if differences:
+            return []
+        where = f"providers.{provider.key}.waivers"
+        return [Finding("structure", where, f"{recording.name} differs", "no difference")]
+    where = f"providers.{provider.key}.synthesis"
+    return [Finding("structure", where, f"{recording.name}'s structure", d) for d in differences]
 
 
 def profile_findings(

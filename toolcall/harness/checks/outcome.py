@@ -52,7 +52,7 @@ class Outcome:
     wire: str = CHAT
     findings: list[Finding] = field(default_factory=list)
     diagnostics: list[str] = field(default_factory=list)
-    #: What to edit or run for the first finding (`harness.remedy`); empty when it says itself.
+    #: What to edit or run for the first finding (`checks.where_to_fix`); empty when it says itself.
     fix: str = ""
 
     @property

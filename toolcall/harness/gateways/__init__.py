@@ -6,6 +6,6 @@ people put in front of these providers (LiteLLM proxy, Portkey, openai-forward, 
 result against the same stream served directly. `install` makes each gateway's environment,
 `process` starts and always stops it, `known` says how each is configured and addressed, `judge`
 compares (no I/O), `clients` runs the HTTP clients both ways, `run` drives one gateway over every
-case, `report` makes the table and the docs section, `remedy` the `fix:` lines, and
+case, `report` makes the table and the docs section, `workarounds` the `fix:` lines, and
 `command` is `toolcall gateways` (`make gateways`).
 """

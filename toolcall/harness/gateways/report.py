@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import remedy
+from . import workarounds
 from .run import FAULTS, GatewayRun, StreamResult
 
 PASSING = ("pass", "same")
@@ -186,7 +186,7 @@ def _stream(
                 "kind": p.kind,
                 "what": p.what,
                 "evidence": list(p.evidence),
-                "fix": remedy.fix(
+                "fix": workarounds.fix(
                     p.kind,
                     result.gateway,
                     provider=case.provider,
@@ -212,7 +212,7 @@ def _grouped(gateway: Mapping[str, Any]) -> list[tuple[str, list[tuple[str, list
             passing.setdefault(problem["fix"], Counter()).update(stream["passes_through"])
     out = []
     for fix, failed in groups.items():
-        others = remedy.elsewhere(dict(passing[fix].most_common()), len(failed))
+        others = workarounds.elsewhere(dict(passing[fix].most_common()), len(failed))
         out.append((f"{fix}; {others}" if others else fix, failed))
     return out
 

@@ -36,6 +36,11 @@ EMPTY_200 = "empty 200"
 FAULT_SCENARIO = "single_call"
 #: The scenario whose request a published recording is sent with (it publishes none of its own).
 PUBLISHED_SCENARIO = "single_call"
+#: The wire the gateways carry: each is checked as a chat-completions gateway (the client posts to
+#: `/chat/completions`), so only chat recordings are sent through it; another wire's recording
+#: would be posted as a chat request and judged as a chat answer, and its provider may have no
+#: chat profile at all.
+WIRE = cassettes.CHAT
 
 
 @dataclass(frozen=True)
@@ -127,7 +132,8 @@ class Clients:
 
 
 def cases(suite: Suite, *, provider: str | None = None, scenario: str | None = None) -> list[Case]:
-    """Every applicable cell, every published recording and every fault, in suite order."""
+    """Every applicable cell, every published recording of the gateways' wire and every fault,
+    in suite order."""
     out: list[Case] = []
     for p, _s, cell in suite.cells(provider, scenario):
         if cell.not_applicable:
@@ -135,7 +141,7 @@ def cases(suite: Suite, *, provider: str | None = None, scenario: str | None = N
         body = _body(cassettes.cassette_path(suite.cassettes, p.key, cell.scenario))
         out.append(Case(p.key, cell.scenario, None, client_request(suite, p, cell), body))
     if scenario is None:
-        for recording in recordings.discover(suite.cassettes, provider):
+        for recording in recordings.discover(suite.cassettes, provider, wire=WIRE):
             chosen = suite.providers[recording.provider]
             request = client_request(suite, chosen, chosen.cells[PUBLISHED_SCENARIO])
             target = f"{recordings.PUBLISHED}/{recording.name}"

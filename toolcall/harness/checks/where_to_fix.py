@@ -1,4 +1,6 @@
-"""What to edit or run for a failing cell or recording: the one line after the finding.
+"""What to edit or run in the suite for a failing cell or recording: the one line after the
+finding. (A gateway's `fix:` line is another matter, what an application can do around the
+gateway: `gateways.workarounds`.)
 
 A finding says what differs; the person reading a red CI line also needs to know where to fix
 it, and that depends on what the cassette is. A synthesized cassette is rendered from
@@ -14,16 +16,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import yaml
 
-from .cassettes import CHAT, cassette_path
-from .profiles import Cell, Provider, Suite
-from .recordings import Recording
-
-if TYPE_CHECKING:
-    from .checks import Finding
+from ..cassettes import CHAT, cassette_path
+from ..profiles import Cell, Provider, Suite
+from ..recordings import Recording
+from .outcome import Finding
 
 #: Checks whose failure is the library's (or a cassette it cannot read), whatever the cassette.
 _LIBRARY = frozenset({"library", "resplit", "events", "output-schema", "distinct-ids"})
@@ -90,6 +89,15 @@ def for_recording(suite: Suite, recording: Recording, finding: Finding) -> str:
             return f"edit {declared}: it names {stem}, which does not show the value"
         waivers = _place(suite, "providers.yaml", ("providers", p, "waivers"))
         return f"edit {declared}, or waive it for {stem} with the reason ({waivers})"
+    if finding.check == "structure":
+        waivers = _place(suite, "providers.yaml", ("providers", p, "waivers"))
+        if finding.path.endswith(".waivers"):
+            return f"drop the structure waiver of {stem} ({waivers}): nothing differs any more"
+        synthesis = _place(suite, "providers.yaml", ("providers", p, "synthesis"))
+        return (
+            f"edit {synthesis} until it renders {stem}'s reply with its structure, then run "
+            f"make synthesize PROVIDER={p}; or waive it for {stem} with the reason ({waivers})"
+        )
     if finding.check == "profile":
         return f"add a profile for {p} to providers.yaml (make add-provider)"
     if finding.check in _LIBRARY or finding.check == "events":

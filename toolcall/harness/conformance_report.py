@@ -1,4 +1,6 @@
-"""The provider x scenario matrix, for the terminal and as Markdown.
+"""The conformance run's provider x scenario matrix, for the terminal and as Markdown. (The
+other two reports are of other runs: `matrix_report` of implementations side by side,
+`gateways.report` of streams through gateways.)
 
 A matrix is what a user scans first: which providers, which scenarios, what broke. Each failing
 cell gets one line below it with the first finding, so the reason is on screen without opening a

@@ -1,5 +1,7 @@
 """What to do about each thing a gateway broke: the `fix:` line under a failure, as conformance
-prints one under a failing cell.
+prints one under a failing cell. Conformance's line says what to edit in the suite
+(`checks.where_to_fix`); this one what an application or operator can do around a gateway it
+does not own, so the two share nothing but the word `fix:`.
 
 A fix names what the application or the operator can change today (a read timeout, a check of
 `finish_reason`, where to take usage from), and, from the same run, the gateways that pass the
