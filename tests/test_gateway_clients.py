@@ -198,7 +198,7 @@ def test_the_docs_section_is_written_from_a_run_with_its_date_and_versions(
     docs = tmp_path / "MATRIX.md"
     shutil.copyfile(ROOT / "docs" / "MATRIX.md", docs)
     before = docs.read_text(encoding="utf-8")
-    assert command.main(SUITE, arguments(tmp_path, from_json=saved, docs=docs)) == 0
+    assert command.run(SUITE, arguments(tmp_path, from_json=saved, docs=docs)) == 0
     after = docs.read_text(encoding="utf-8")
     start, end = before.index(report.BEGIN), before.index(report.END)
     assert after.startswith(before[: start + len(report.BEGIN)])
@@ -211,7 +211,7 @@ def test_the_docs_section_is_written_from_a_run_with_its_date_and_versions(
     assert "- **fix:** set a read timeout in the client" in section
     assert "wrote the gateway section" in capsys.readouterr().out
     # rendered twice from the same run, the file does not change again
-    assert command.main(SUITE, arguments(tmp_path, from_json=saved, docs=docs)) == 0
+    assert command.run(SUITE, arguments(tmp_path, from_json=saved, docs=docs)) == 0
     assert docs.read_text(encoding="utf-8") == after
 
 
@@ -222,7 +222,7 @@ def test_a_docs_file_without_the_markers_is_refused_untouched(
     saved.write_text(json.dumps(report.document([])), encoding="utf-8")
     docs = tmp_path / "MATRIX.md"
     docs.write_text("# no section here\n", encoding="utf-8")
-    assert command.main(SUITE, arguments(tmp_path, from_json=saved, docs=docs)) == 2
+    assert command.run(SUITE, arguments(tmp_path, from_json=saved, docs=docs)) == 2
     assert docs.read_text(encoding="utf-8") == "# no section here\n"
     assert "no lines" in capsys.readouterr().out
 

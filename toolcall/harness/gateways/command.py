@@ -24,13 +24,19 @@ from pathlib import Path
 from typing import Any
 
 from .. import serve
+from ..commands.common import add_filters
 from ..profiles import Suite
 from . import clients, process, report
 from .known import ByURL, Gateway, builtin
 from .run import Clients, GatewayRun, cases, run_gateway
 
+HELP = "stream every cassette through real gateways and judge what they change"
+#: It installs into .gateways/ and needs the committed gateways/ folder.
+WRITES = True
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_filters(parser)
     parser.add_argument(
         "--gateway",
         action="append",
@@ -136,7 +142,7 @@ def _node_version() -> str:
     return done.stdout.decode("utf-8", "replace").strip() or "(version unknown)"
 
 
-def main(suite: Suite, args: argparse.Namespace) -> int:
+def run(suite: Suite, args: argparse.Namespace) -> int:
     if args.from_json:
         try:
             document = json.loads(args.from_json.read_text(encoding="utf-8"))

@@ -1,0 +1,95 @@
+"""`toolcall publish`: a third party's recording brought in as evidence, with its provenance."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .. import recordings
+from ..profiles import DIRECT, Suite
+
+HELP = "bring a third party's published recording in as evidence (verbatim, with provenance)"
+WRITES = True
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "file", type=Path, help="the recording: an SSE body, or JSON chunks one per line"
+    )
+    parser.add_argument("--provider", required=True, help="the providers.yaml key it belongs to")
+    parser.add_argument("--repository", required=True, help="owner/name of the source repository")
+    parser.add_argument("--path", required=True, help="the file's path in that repository")
+    parser.add_argument("--commit", required=True, help="the 40-hex commit it was taken at")
+    parser.add_argument("--license", required=True, help="the source's license (SPDX id)")
+    parser.add_argument("--model", required=True, help="the model the chunks name")
+    parser.add_argument("--origin", required=True, choices=recordings.ORIGINS)
+    parser.add_argument("--relay", help="the relay it went through (with --origin relay)")
+    parser.add_argument(
+        "--route",
+        default="direct",
+        help="the route of routes.yaml it came through (default direct)",
+    )
+    parser.add_argument("--endpoint", help="the API host it came from, when known")
+    parser.add_argument(
+        "--extraction", help="how the body was cut out of its source file, if it was"
+    )
+    parser.add_argument("--notes", help="anything a reader of the evidence must know")
+    parser.add_argument(
+        "--jsonl", action="store_true", help="the file holds one JSON chunk per line"
+    )
+    parser.add_argument(
+        "--from-jsonl",
+        action="store_true",
+        help="the file is SSE already made from an upstream file of one JSON chunk per line",
+    )
+    parser.add_argument(
+        "--blank-line",
+        type=int,
+        action="append",
+        default=[],
+        metavar="N",
+        help="empty line N (an author's elision mark between events); recorded, reversible",
+    )
+
+
+def run(suite: Suite, args: argparse.Namespace) -> int:
+    """Write the cassette; the expectation beside it is left to a person, on purpose."""
+    if args.provider not in suite.providers:
+        print(f"toolcall: unknown provider {args.provider!r}", file=sys.stderr)
+        return 2
+    suite.route(args.route)  # an unknown route is a ProfileError naming the known ones
+    cassette = recordings.build_cassette(
+        args.file.read_bytes(), provenance(args), jsonl=args.jsonl, blank=args.blank_line
+    )
+    stem = args.file.name.rsplit(".", 1)[0]
+    path = recordings.write(suite.cassettes, args.provider, stem, cassette)
+    expected = path.with_name(stem + recordings.EXPECTED_SUFFIX)
+    print(f"wrote {path.relative_to(suite.root)}")
+    print(
+        f"now write {expected.relative_to(suite.root)} by hand from the bytes "
+        "(format: toolcall/schemas/expected.schema.json); refused without one"
+    )
+    return 0
+
+
+def provenance(args: argparse.Namespace) -> dict[str, object]:
+    """Where the recording came from, as its cassette's metadata says it."""
+    optional = {
+        "relay": args.relay,
+        "endpoint": args.endpoint,
+        "extraction": args.extraction,
+        "notes": args.notes,
+    }
+    found: dict[str, object] = {
+        "source": {"repository": args.repository, "path": args.path, "commit": args.commit},
+        "license": args.license,
+        "model": args.model,
+        "origin": args.origin,
+        **{key: value for key, value in optional.items() if value},
+    }
+    if args.route != DIRECT:
+        found["route"] = args.route
+    if args.from_jsonl:
+        found["source_format"] = "jsonl"
+    return found

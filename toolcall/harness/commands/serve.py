@@ -1,0 +1,77 @@
+"""`toolcall serve`: the cassettes answered over HTTP on every wire, until interrupted."""
+
+from __future__ import annotations
+
+import argparse
+import errno
+import sys
+
+from ..profiles import Suite
+
+HELP = "a local OpenAI-compatible server answering from the cassettes"
+WRITES = False
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+    )
+    parser.add_argument(
+        "--port", type=int, default=8765, help="port (default 8765; 0 for any free)"
+    )
+    parser.add_argument("--verbose", action="store_true", help="log every request")
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="answer this Host name too (loopback names and --host are always answered)",
+    )
+
+
+def run(suite: Suite, args: argparse.Namespace) -> int:
+    """Serve until interrupted, after saying where and how to reach each provider."""
+    from .. import serve
+
+    try:
+        running = serve.start(
+            suite,
+            host=args.host,
+            port=args.port,
+            verbose=args.verbose,
+            allowed_hosts=args.allow_host,
+        )
+    except OSError as exc:
+        print(f"toolcall serve: {_cannot_listen(args.host, args.port, exc)}", file=sys.stderr)
+        return 1
+    print(f"toolcall serve: {running.base_url}  (Ctrl-C to stop)")
+    for key in suite.providers:
+        print(f"  {key:<9} base URL {running.url(key)}")
+    print(
+        "  pick a cassette by sending a scenario's request (scenarios.yaml) or with "
+        "X-Toolcall-Scenario; faults with X-Toolcall-Fault: " + ", ".join(serve.FAULTS)
+    )
+    print(
+        "  other wires: POST /v1/responses, /v1/messages, "
+        "/v1beta/models/{model}:streamGenerateContent?alt=sse (without alt: a JSON array), "
+        "/api/chat, the recording named by "
+        "X-Toolcall-Scenario: wires/<wire>/<name> or a /<provider>/ prefix"
+    )
+    try:
+        running.thread.join()
+    except KeyboardInterrupt:
+        print("stopped")
+    finally:
+        serve.stop(running)
+    return 0
+
+
+def _cannot_listen(host: str, port: int, exc: OSError) -> str:
+    """Why the server could not start, and what to change."""
+    where = f"{host}:{port}"
+    if exc.errno == errno.EADDRINUSE:
+        return (
+            f"{where} is already in use; stop what listens there, or "
+            "choose another port with --port (0 picks a free one)"
+        )
+    return f"cannot listen on {where}: {exc.strerror or exc}; check --host and --port"
