@@ -153,7 +153,7 @@ def test_every_citation_resolves_in_the_repository() -> None:
     ("text", "expected"),
     [
         ("FACTS.md §1 [E], from raw/openai/x.sse", "raw/openai/ is not in the repository"),
-        ("FACTS.md §12 [E]", "§12 is not a section of docs/FACTS.md"),
+        ("FACTS.md §13 [E]", "§13 is not a section of docs/FACTS.md"),
         ("FACTS §9.42: no such item", "§9.42 is not a section of docs/FACTS.md"),
         ("see cassettes/openai/published/nothing.yaml", "does not exist"),
         ("see docs/NOWHERE.md", "docs/NOWHERE.md does not exist"),

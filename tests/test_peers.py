@@ -144,6 +144,9 @@ def test_example_external_assembler_shows_its_real_bugs_on_the_other_wires() -> 
         # LM Studio sends a call's arguments in `response.function_call_arguments.done` only.
         lmstudio: "invalid JSON arguments",
         f"{lmstudio}-2": "invalid JSON arguments",
+        # A web search Anthropic runs streams its query as `input_json_delta` too, in a block
+        # that opened no call (synthesized from the documentation, FACTS.md §12).
+        "anthropic/synthesized_anthropic_web_search": "crash",
         # Each cut is handed over as if the turn had ended: the wire's cut is never reported.
         **{case.scenario: "truncated arguments passed as valid" for case in cut},
     }

@@ -66,7 +66,7 @@ def _verdicts(peer: Implementation, cases: list[Case]) -> dict[str, str]:
 
 def test_every_wire_recording_is_a_row_the_reference_passes() -> None:
     cases = _cases()
-    assert len(cases) == 27
+    assert len(cases) == 30  # 27 recordings, 3 synthesized cases
     assert {case.wire for case in cases} == {"responses", "anthropic", "gemini", "ollama"}
     assert all(case.scenario.startswith(f"{case.wire}/") for case in cases)
     assert set(_verdicts(Reference(), cases).values()) == {PASS}

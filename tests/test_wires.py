@@ -1,4 +1,6 @@
-"""Every published recording of the Responses, Anthropic, Gemini and Ollama wires, replayed.
+"""Every published recording of the Responses, Anthropic, Gemini and Ollama wires, replayed,
+and every synthesized wire case beside them (events no public recording shows, written from the
+provider's documentation: a custom tool's call, tools the provider runs).
 
 Each body is read whole, byte by byte, and at random splits, on both JSON backends, with events
 on and off, by its wire named and detected, and must give exactly the calls, text, reasoning and
@@ -23,6 +25,7 @@ from hypothesis import strategies as st
 
 import toolcall
 from tests.outcomes import BACKENDS, outcome
+from tests.test_citations import facts_sections
 from toolcall import ToolCallDone, Turn, TurnBuilder, TurnDone
 from toolcall.harness.checks import expectation_differences
 from toolcall.harness.event_check import event_problems
@@ -34,13 +37,38 @@ RECORDINGS = [r for r in discover(ROOT / "cassettes") if r.wire != "chat"]
 IDS = [r.name for r in RECORDINGS]
 
 
+PUBLISHED = [r for r in RECORDINGS if not r.synthesized]
+SYNTHESIZED = [r for r in RECORDINGS if r.synthesized]
+FACTS = (ROOT / "docs" / "FACTS.md").read_text(encoding="utf-8")
+FACTS_SECTIONS = facts_sections(ROOT)
+
+
 def test_every_wire_has_recordings() -> None:
-    assert {r.wire for r in RECORDINGS} == {"responses", "anthropic", "gemini", "ollama"}
-    assert {r.provenance["framing"] for r in RECORDINGS} == {"sse", "jsonl", "ndjson", "json-array"}
-    assert len(RECORDINGS) == 27
+    assert {r.wire for r in PUBLISHED} == {"responses", "anthropic", "gemini", "ollama"}
+    assert {r.provenance["framing"] for r in PUBLISHED} == {"sse", "jsonl", "ndjson", "json-array"}
+    assert len(PUBLISHED) == 27
+    assert sorted(r.id for r in SYNTHESIZED) == [
+        "wires/anthropic/synthesized_anthropic_web_search",
+        "wires/responses/synthesized_responses_custom_tool_call",
+        "wires/responses/synthesized_responses_mcp_call",
+    ]
 
 
-@pytest.mark.parametrize("rec", RECORDINGS, ids=IDS)
+@pytest.mark.parametrize("rec", SYNTHESIZED, ids=[r.name for r in SYNTHESIZED])
+def test_a_synthesized_case_says_so_and_cites_the_documentation(rec: Recording) -> None:
+    provenance = rec.provenance["provenance"]
+    assert rec.provenance["kind"] == "synthesized" and rec.provenance["party"] == "documentation"
+    assert sha256(rec.raw) == provenance["sha256"]
+    assert provenance["documentation"] and all(
+        url.startswith("https://") for url in provenance["documentation"]
+    )
+    section = provenance["fact"].removeprefix("docs/FACTS.md §")
+    assert section in FACTS_SECTIONS
+    assert all(url.split(" ")[0] in FACTS for url in provenance["documentation"])
+    assert rec.name.startswith("synthesized_")
+
+
+@pytest.mark.parametrize("rec", PUBLISHED, ids=[r.name for r in PUBLISHED])
 def test_the_recording_is_the_published_bytes(rec: Recording) -> None:
     provenance = rec.provenance["provenance"]
     assert sha256(rec.raw) == provenance["sha256"]
@@ -77,9 +105,11 @@ def test_byte_by_byte_with_events_each_call_is_done_before_the_body_ends(rec: Re
     assert isinstance(turn, TurnDone)
     check(turn.turn, rec.expected)
     assert event_problems(events, turn.turn) == []
-    assert [e.call.index for e in early] == list(range(len(rec.expected["tool_calls"])))
+    calls = len(rec.expected["tool_calls"]) + len(rec.expected.get("custom_calls", []))
+    assert [e.call.index for e in early] == list(range(calls))
     for event in early:
-        assert builder.partial_arguments(event.call.index) == event.arguments
+        if event.call.type != "custom":  # a custom call's input is text: it has no view
+            assert builder.partial_arguments(event.call.index) == event.arguments
 
 
 @pytest.mark.parametrize("rec", RECORDINGS, ids=IDS)
@@ -144,7 +174,9 @@ SUITE = load_suite(ROOT)
 def test_providers_yaml_names_every_wire_recording_once_under_its_provider_and_wire() -> None:
     assert offer_problems(SUITE, RECORDINGS) == []
     named = sorted(name for offer in SUITE.wire_offers for name in offer.recordings)
-    assert named == sorted(r.name for r in RECORDINGS)
+    assert named == sorted(r.name for r in PUBLISHED)
+    cases = sorted(name for offer in SUITE.wire_offers for name in offer.cases)
+    assert cases == sorted(r.name for r in SYNTHESIZED)
 
 
 def test_every_wire_offer_has_an_endpoint_and_one_kind_of_evidence() -> None:

@@ -35,7 +35,7 @@ from ._partial import ArgumentsChange, PartialArguments
 from ._sse import SSEDecoder
 from ._stream import TurnBuilder, aiter_events, assemble, assemble_async, iter_events
 from ._turn import Turn
-from ._types import Delta, ToolCall, ToolCallFunction
+from ._types import Delta, ServerToolCall, ToolCall, ToolCallFunction
 from ._validation import parse_arguments
 
 __all__ = [
@@ -53,6 +53,7 @@ __all__ = [
     "ReasoningDelta",
     "SSEDecoder",
     "SchemaError",
+    "ServerToolCall",
     "StreamError",
     "TextDelta",
     "ToolCall",

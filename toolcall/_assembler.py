@@ -35,7 +35,7 @@ from ._errors import LimitExceeded, StreamError, UsageError, check_limit, shown
 from ._fields import value_chars, wire_arguments, wire_index, wire_object, wire_text
 from ._held import HeldArguments, hold
 from ._json import Dumps, loads_arguments
-from ._types import Delta, ToolCall, ToolCallFunction, written_when_read
+from ._types import CUSTOM, Delta, ToolCall, ToolCallFunction, written_when_read
 from ._watch import CallWatcher
 
 DEFAULT_MAX_CALLS = 512
@@ -206,9 +206,12 @@ class Assembler:
         call_id: object,
         name: object,
         extra: Mapping[str, Any] | None = None,
+        call_type: str = "",
     ) -> None:
         """Open call `number` where the wire's own structure (a block, an item, a part) says a
-        call begins, with its id, name and provider metadata.
+        call begins, with its id, name, provider metadata and type (`"custom"` for a custom
+        tool, whose input is free text: reported started now, its name being whole, and never
+        read as JSON; `input_done` says when it is complete).
 
         The id is given to the call opened rather than used to find one: another call may hold
         the same id (a server that numbers ids per response and reuses them); both keep it, the
@@ -226,15 +229,26 @@ class Assembler:
             self._merge_extra(call.extra_content, extra, call)
         if name:
             self._add_name(call, name)
+        if call_type:
+            self._set_type(call, call_type)
         call_id = wire_text(call_id, "id", call.index)
-        if not call_id:
-            return
-        self.spend_text(len(call_id), "ids", call)
-        call.id = call_id
-        if call_id in self._by_id:
-            self._note("id_repeated", call.index, f"id {shown(call_id)} names an earlier call too")
-        else:
-            self._by_id[call_id] = call
+        if call_id:
+            self.spend_text(len(call_id), "ids", call)
+            call.id = call_id
+            if call_id in self._by_id:
+                self._note(
+                    "id_repeated", call.index, f"id {shown(call_id)} names an earlier call too"
+                )
+            else:
+                self._by_id[call_id] = call
+        if call.type == CUSTOM and self._watcher is not None:
+            self._watcher.opened_custom(call)
+
+    def input_done(self, number: int) -> None:
+        """The wire said custom call `number`'s input is complete: a builder reports it done."""
+        call = self._by_wire_index[number]
+        if self._watcher is not None:
+            self._watcher.input_done(call)
 
     def append_arguments(self, number: int, arguments: str, call_type: Any = None) -> int:
         """Append a fragment of arguments text to call `number`; returns the call's index.
@@ -349,13 +363,15 @@ class Assembler:
         out = []
         for call in sorted(self._calls, key=lambda c: c.index):
             if call.name_parts:
-                if call.late:
+                kind = call.type or "function"
+                if call.late and kind != CUSTOM:
                     self._check_not_reopened(call)
-                if call.unwritten is not None:
+                if kind == CUSTOM:  # free text, kept exactly as it came
+                    function = ToolCallFunction(call.name(), call.text())
+                elif call.unwritten is not None:
                     function = written_when_read(call.name(), call.unwritten.text)
                 else:
                     function = ToolCallFunction(call.name(), self._arguments_of(call))
-                kind = call.type or "function"
                 out.append(ToolCall(call.index, call.id, kind, function, call.extra_content))
         return out
 

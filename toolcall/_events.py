@@ -44,12 +44,14 @@ class ToolCallStarted:
     A name can arrive in fragments, so it is settled when the call's first arguments fragment
     arrives, when its arguments close, or at the end of the turn, whichever comes first; on
     every provider seen that is the first or second chunk of the call. `id` is `""` when the
-    provider sent none by then.
+    provider sent none by then. `type` is the call's type: `"function"`, or `"custom"` for a
+    custom (freeform) tool, whose `ArgumentsDelta` fragments are its input text, never JSON.
     """
 
     index: int
     id: str
     name: str
+    type: str = "function"
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +75,11 @@ class ArgumentsDelta:
 class ToolCallDone:
     """Call `call.index` is complete: its arguments closed as one JSON object.
 
-    `arguments` is that object parsed. Nothing may change the call after this: arguments, id,
+    `arguments` is that object parsed. A custom tool's call (`call.type == "custom"`) is done
+    when the wire says its input is complete; its input is free text, in
+    `call.function.arguments`, never parsed, and `arguments` is empty: a caller that runs only
+    function tools checks `call.type` before it runs anything (a provider calls a custom tool
+    only where the request declared one). Nothing may change the call after this: arguments, id,
     name or type arriving for it later make the turn fail with a `StreamError`, never a silent
     change. Only `extra_content` may still grow (Gemini sends a thought signature in a delta of
     its own after the call); the next request should take it from the finished `Turn`.

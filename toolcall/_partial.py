@@ -700,3 +700,11 @@ def _put(into: dict[str, Any] | list[Any], key: str | int, item: Any) -> None:
         into[key] = item  # type: ignore[index]
     else:
         into.append(item)  # type: ignore[union-attr]
+
+
+def not_json(reason: str) -> PartialArguments:
+    """A view that holds nothing and reads nothing: for a call whose input is free text (a
+    custom tool's), which is never read as JSON. Fed, it stays empty, as a failed view does."""
+    view = PartialArguments()
+    view._error = ArgumentsError(reason)
+    return view

@@ -366,10 +366,16 @@ class TurnBuilder:
         every fragment costs what arrived, as applying `ArgumentsDelta.changes` does; a caller
         that keeps the string pays a copy on the next read, as a `str` requires. A call whose
         arguments arrived whole is read from the object the wire sent, not scanned again. A call
-        whose arguments have not begun, or cannot be JSON, shows what was read.
+        whose arguments have not begun, or cannot be JSON, shows what was read. A custom tool's
+        call has no view: its input is text, never read as JSON (`UsageError`).
         """
         if self._watcher is None or not self._watcher.partial:
             raise UsageError("partial_arguments() needs TurnBuilder(partial_arguments=True)")
+        if index in self._watcher.custom:
+            raise UsageError(
+                f"call {index} is a custom tool's call: its input is text, not JSON arguments; "
+                "read it from its ArgumentsDelta fragments or from the call"
+            )
         view = self._watcher.views.get(index)
         return {} if view is None else view.value()
 

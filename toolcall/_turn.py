@@ -16,7 +16,7 @@ from typing import Any, Protocol
 from ._diagnostics import Diagnostic
 from ._errors import StreamError, TruncatedError
 from ._runs import TextRuns
-from ._types import ToolCall
+from ._types import CUSTOM, ServerToolCall, ToolCall
 from ._validation import parse_arguments
 
 
@@ -27,6 +27,12 @@ class Turn:
     `arguments[i]` is `tool_calls[i].function.arguments` already parsed (validation parsed it
     anyway; parsing twice would waste the caller's time). `diagnostics` names every quirk the
     stream showed and every repair made, so nothing was changed silently.
+
+    `tool_calls` holds function calls only, so every one has JSON arguments in `arguments`.
+    `custom_calls` holds the calls of custom (freeform) tools, `type` `"custom"`, each with its
+    input verbatim in `function.arguments`, never parsed; they share the index numbering of
+    `tool_calls` (the order the wire opened them). `server_tool_calls` records the tools the
+    provider ran itself (`ServerToolCall`): nothing for the caller to run.
     """
 
     tool_calls: tuple[ToolCall, ...]
@@ -40,10 +46,16 @@ class Turn:
     #: back: Anthropic's thinking signatures, a Gemini thought signature beside text. None when
     #: the wire sent none; absent from `to_dict()` then.
     extra_content: dict[str, Any] | None = None
+    #: Calls of custom (freeform) tools, their input never parsed; absent from `to_dict()` when
+    #: there are none.
+    custom_calls: tuple[ToolCall, ...] = ()
+    #: Tools the provider ran itself; absent from `to_dict()` when there are none.
+    server_tool_calls: tuple[ServerToolCall, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """The turn as JSON-ready data; arguments stay text, exactly as the wire assembled them."""
-        return {
+        """The turn as JSON-ready data; arguments stay text, exactly as the wire assembled them.
+        What a turn without custom or server tool calls gives is unchanged by their keys."""
+        out = {
             "tool_calls": [call.to_dict() for call in self.tool_calls],
             "finish_reason": self.finish_reason,
             "usage": self.usage,
@@ -52,6 +64,11 @@ class Turn:
             "diagnostics": [d.to_dict() for d in self.diagnostics],
             **({} if self.extra_content is None else {"extra_content": self.extra_content}),
         }
+        if self.custom_calls:
+            out["custom_calls"] = [call.to_dict() for call in self.custom_calls]
+        if self.server_tool_calls:
+            out["server_tool_calls"] = [call.to_dict() for call in self.server_tool_calls]
+        return out
 
 
 class Calls(Protocol):
@@ -99,6 +116,8 @@ class Gathered(Protocol):
     @property
     def extra_content(self) -> dict[str, Any] | None: ...
 
+    def server_tool_calls(self) -> tuple[ServerToolCall, ...]: ...
+
 
 class Framed(Protocol):
     """What the end of a turn reads from the framing's decoder."""
@@ -118,7 +137,12 @@ class Reported(Protocol):
 
     def parsed(self, call: ToolCall) -> dict[str, Any] | None: ...
 
-    def finish(self, calls: list[ToolCall], arguments: tuple[dict[str, Any], ...]) -> None: ...
+    def finish(
+        self,
+        calls: list[ToolCall],
+        arguments: tuple[dict[str, Any], ...],
+        custom: tuple[ToolCall, ...],
+    ) -> None: ...
 
 
 def end_turn(assembler: Calls, reader: Gathered, framing: Framed, watcher: Reported | None) -> Turn:
@@ -130,19 +154,21 @@ def end_turn(assembler: Calls, reader: Gathered, framing: Framed, watcher: Repor
             f"arguments {fragment[:40]!r} arrived for a call that never got a name",
             index=index,
         )
-    calls = assembler.complete()
+    every = assembler.complete()
+    calls = [call for call in every if call.type != CUSTOM]
+    custom = tuple(call for call in every if call.type == CUSTOM)
     diagnostics = assembler.diagnostics  # read after complete(): it may record a repair
     reasons = reader.finish_reasons
     finish_reason = reasons[0] if reasons else None
     # The call opened last is the one a cut most likely hit (it may be a nameless one
     # complete() left out).
     last_index = assembler.last_call_index()
-    last = next((c for c in calls if c.index == last_index), calls[-1]) if calls else None
+    last = next((c for c in every if c.index == last_index), every[-1]) if every else None
     truncated = None
     if len(reasons) > 1:
         went = " then ".join(repr(r) for r in reasons)
         cut = [r for r in reasons if r in reader.cut]
-        if not (calls and cut):
+        if not (every and cut):
             raise StreamError(
                 f"conflicting finish reasons: finish_reason went {went}", **_context(last)
             )
@@ -164,8 +190,8 @@ def end_turn(assembler: Calls, reader: Gathered, framing: Framed, watcher: Repor
         if finish_reason is None:
             raise StreamError("the stream ended without a finish_reason (cut off?)")
     if watcher is not None:
-        watcher.finish(calls, arguments)
-    if finish_reason == "stop" and calls:
+        watcher.finish(calls, arguments, custom)
+    if finish_reason == "stop" and every:
         diagnostics.append(
             Diagnostic("stop_with_tool_calls", "finish_reason 'stop' with tool calls")
         )
@@ -192,6 +218,8 @@ def end_turn(assembler: Calls, reader: Gathered, framing: Framed, watcher: Repor
         reasoning=reader.reasoning.joined(),
         diagnostics=tuple(diagnostics),
         extra_content=reader.extra_content,
+        custom_calls=custom,
+        server_tool_calls=reader.server_tool_calls(),
     )
 
 

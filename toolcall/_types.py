@@ -171,7 +171,12 @@ class Delta:
 
 @dataclass(frozen=True, slots=True)
 class ToolCall:
-    """A fully assembled call: what the caller executes and sends back on the next turn."""
+    """A fully assembled call: what the caller executes and sends back on the next turn.
+
+    `type` is `"function"` for a function call, whose `function.arguments` is one JSON object's
+    text, or `"custom"` (`CUSTOM`) for a call of a custom (freeform) tool, whose
+    `function.arguments` carries the tool's input verbatim, free text that is never parsed.
+    """
 
     index: int
     id: str
@@ -206,6 +211,39 @@ class ToolCall:
         if self.extra_content is not None:
             out["extra_content"] = self.extra_content
         return out
+
+
+#: The `type` of a call whose input is free text (the Responses API's custom tools), never JSON.
+CUSTOM = "custom"
+
+
+@dataclass(frozen=True, slots=True)
+class ServerToolCall:
+    """A tool the provider ran itself during the turn (a web search, a remote MCP call, code it
+    executed): a record of what happened, never a call for the caller to run.
+
+    `kind` is the wire's own word for it (Responses' item type `mcp_call`, `web_search_call`,
+    ...; Anthropic's block type `server_tool_use`); `name` the tool's name where the wire gives
+    one; `input` what the model sent the tool, as text exactly as the wire carried it (JSON on
+    every wire that has it, never parsed here); `result` what the provider reported of running
+    it, as the wire sent it (Anthropic's result block, Responses' finished item), or None when
+    the turn carried none.
+    """
+
+    kind: str
+    name: str
+    id: str
+    input: str
+    result: dict[str, Any] | None = field(default=None, hash=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "id": self.id,
+            "input": self.input,
+            "result": self.result,
+        }
 
 
 def _extra_content(data: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -25,8 +25,13 @@ from ._events import (
 )
 from ._held import HeldArguments
 from ._json import loads_arguments
-from ._partial import ArgumentsChange, PartialArguments
+from ._partial import ArgumentsChange, PartialArguments, not_json
 from ._types import ToolCall, ToolCallFunction, same_arguments, written_when_read
+
+#: The closer of a call whose input is free text: spoiled from the start, it never scans a
+#: fragment nor says the input closed; the wire says when it is complete (`input_done`).
+_FREE_TEXT = ObjectCloser()
+_FREE_TEXT.spoiled = True
 
 
 class CallWatcher:
@@ -39,7 +44,7 @@ class CallWatcher:
     answer.
     """
 
-    __slots__ = ("_done", "_started", "events", "partial", "views")
+    __slots__ = ("_done", "_started", "custom", "events", "partial", "views")
 
     def __init__(self, events: list[Event], *, partial: bool = False) -> None:
         self.events = events
@@ -48,6 +53,8 @@ class CallWatcher:
         self.partial = partial
         #: Each call's arguments as far as they go, by index, when `partial` is set.
         self.views: dict[int, PartialArguments] = {}
+        #: The indices of custom tools' calls, whose input is text and has no view.
+        self.custom: set[int] = set()
 
     def fragment(self, call: CallState, fragment: str) -> None:
         """Called by the assembler for every non-empty fragment it appended to `call`.
@@ -112,6 +119,26 @@ class CallWatcher:
         self.events.append(fragment_written_when_read(call.index, held.text, changes))
         self._report_done(call, written_when_read(call.name(), held.text), value)
 
+    def opened_custom(self, call: CallState) -> None:
+        """Called by the assembler when a call of a custom tool opens (its name is whole then):
+        it is reported started, and its fragments are reported as they come, never read as
+        JSON: its closer never closes and its partial view stays empty, so nothing is added to
+        the path every function call's fragment takes."""
+        self._start(call)
+        self.custom.add(call.index)
+        call.closer = _FREE_TEXT
+        if self.partial:
+            self.views[call.index] = not_json("a custom tool's input is text, not JSON")
+
+    def input_done(self, call: CallState) -> None:
+        """Called by the assembler when the wire says a custom call's input is complete: the
+        call is reported done, its `arguments` empty (its input is text, in the call)."""
+        if call.index in self._done:
+            return
+        if call.index not in self._started:
+            self._start(call)
+        self._report_done(call, ToolCallFunction(call.name(), call.text()), {})
+
     def named(self, call: CallState) -> None:
         """Called by the assembler when a call whose arguments began gets its name: it is
         reported started, then its arguments so far as one fragment."""
@@ -138,18 +165,26 @@ class CallWatcher:
             return early.arguments
         return None
 
-    def finish(self, calls: list[ToolCall], arguments: tuple[dict[str, Any], ...]) -> None:
-        """End of turn: report every call not reported yet.
+    def finish(
+        self,
+        calls: list[ToolCall],
+        arguments: tuple[dict[str, Any], ...],
+        custom: tuple[ToolCall, ...] = (),
+    ) -> None:
+        """End of turn: report every call not reported yet, custom calls with empty arguments.
 
         A call reported done early needs no second report: the assembler refuses anything that
         arrived for it after its arguments closed (`Assembler._check_not_reopened`), so it is
         the call the turn holds.
         """
-        for call, parsed in zip(calls, arguments, strict=True):
+        pairs = [*zip(calls, arguments, strict=True), *((call, {}) for call in custom)]
+        for call, parsed in sorted(pairs, key=lambda pair: pair[0].index):
             if call.index in self._done:
                 continue
             if call.index not in self._started:
-                self.events.append(ToolCallStarted(call.index, call.id, call.function.name))
+                self.events.append(
+                    ToolCallStarted(call.index, call.id, call.function.name, call.type)
+                )
             self.events.append(ToolCallDone(call, parsed))
 
     def _read(
@@ -176,7 +211,9 @@ class CallWatcher:
 
     def _start(self, call: CallState) -> None:
         self._started.add(call.index)
-        self.events.append(ToolCallStarted(call.index, call.id, call.name()))
+        self.events.append(
+            ToolCallStarted(call.index, call.id, call.name(), call.type or "function")
+        )
 
     def _close(self, call: CallState, closer: ObjectCloser) -> None:
         text = call.text().rstrip(JSON_WHITESPACE)

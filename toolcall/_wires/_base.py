@@ -20,11 +20,26 @@ from typing import Any, ClassVar
 from .._assembler import Assembler
 from .._errors import ProviderError, StreamError, ToolCallError, shown
 from .._events import Event, reasoning_delta, text_delta
+from .._fields import value_chars
 from .._json import UNREAD, Dumps, Loads, ReadsUtf8, Refused
 from .._long import LongEvent
 from .._runs import TextRuns
 from .._shortcut import Template
 from .._templates import WireTemplate
+from .._types import ServerToolCall
+
+
+class _ServerCall:
+    """A tool the provider runs, while the stream tells it: its input in pieces, its result."""
+
+    __slots__ = ("id", "kind", "name", "parts", "result")
+
+    def __init__(self, kind: str, name: str, call_id: str) -> None:
+        self.kind = kind
+        self.name = name
+        self.id = call_id
+        self.parts: list[str] = []
+        self.result: dict[str, Any] | None = None
 
 
 class WireReader:
@@ -79,6 +94,8 @@ class WireReader:
         self._calls: dict[Hashable, int] = {}
         # What each call was opened with (id, name), to check an open the wire repeats.
         self._opened: list[tuple[object, object]] = []
+        # Tools the provider runs itself, by the wire's key, in the order the wire opened them.
+        self._servers: dict[Hashable, _ServerCall] = {}
 
     def read(self, payloads: list[str]) -> None:
         """Take the payloads of consecutive events (SSE `data`, NDJSON lines, array elements).
@@ -212,8 +229,10 @@ class WireReader:
         call_id: object,
         name: object,
         extra: dict[str, Any] | None = None,
+        call_type: str = "",
     ) -> int:
         """Open the turn's next call, known on the wire as `key`; returns its number.
+        `call_type` is `"custom"` for a custom tool's call, whose input is free text.
 
         `key` None is a call the wire gives no key of its own (a part, a line). An open the wire
         repeats for a key it already opened is checked against the first: the same id and name
@@ -233,7 +252,7 @@ class WireReader:
         number = len(self._opened)
         # The wire's own structure (block, item, part) tells calls apart, so the id is given to
         # the call opened rather than used to find one: a repeated id starts no merge.
-        self.assembler.open_call(number, call_id, name, extra)
+        self.assembler.open_call(number, call_id, name, extra, call_type)
         self._opened.append((call_id, name))
         if key is not None:
             self._calls[key] = number
@@ -275,6 +294,67 @@ class WireReader:
         if type(value) is not dict:
             raise StreamError(f"arguments must be a JSON object, got {shown(value)}", index=number)
         self.assembler.take_arguments(number, value, self.dumps)
+
+    # -- tools the provider runs itself ---------------------------------------------------------
+    # Never calls of the turn: recorded (`Turn.server_tool_calls`), counted against the text
+    # limit like everything else the turn holds, and never read as JSON.
+
+    def open_server(self, key: Hashable, kind: object, name: object, call_id: object) -> None:
+        """A tool the provider runs began, known on the wire as `key` (an open the wire repeats
+        is the same one)."""
+        if key in self._servers:
+            return
+        fields = [value if type(value) is str else "" for value in (kind, name, call_id)]
+        self.assembler.spend_text(sum(map(len, fields)) + 1, "server tool calls")
+        self._servers[key] = _ServerCall(*fields)
+
+    def is_server(self, key: Hashable) -> bool:
+        return key in self._servers
+
+    def server_input(self, key: Hashable, piece: object) -> None:
+        """A fragment of the input the model sent a tool the provider runs."""
+        if type(piece) is not str:
+            raise StreamError(
+                f"{self.wire} event {self.chunks}: a server tool's input fragment "
+                f"is not text: {shown(piece)}"
+            )
+        if piece:
+            self.assembler.spend_text(len(piece), "server tool input")
+            self._servers[key].parts.append(piece)
+
+    def server_whole_input(self, key: Hashable, value: object) -> None:
+        """The whole input, where the wire repeats it or sends it at once: taken when no
+        fragment came (text as it is, an object written as JSON), else left to the fragments."""
+        held = self._servers[key]
+        if held.parts or value is None or value == "":
+            return
+        if type(value) is not str:
+            try:
+                value = self.dumps(value)  # type: ignore[arg-type]  # any JSON value, checked
+            except (ValueError, TypeError, RecursionError) as exc:
+                raise StreamError(
+                    f"{self.wire} event {self.chunks}: a server tool's input cannot be written "
+                    f"as JSON: {exc}"
+                ) from None
+        self.server_input(key, value)
+
+    def server_result(self, key: Hashable, result: object) -> None:
+        """What the provider reported of running the tool, as the wire sent it (an object)."""
+        if type(result) is not dict:
+            raise StreamError(
+                f"{self.wire} event {self.chunks}: a server tool's result is not "
+                f"an object: {shown(result)}"
+            )
+        room = self.assembler.max_text_chars
+        self.assembler.spend_text(value_chars(result, room), "server tool results")
+        self._servers[key].result = result
+
+    def server_tool_calls(self) -> tuple[ServerToolCall, ...]:
+        """The tools the provider ran, in the order the wire opened them."""
+        return tuple(
+            ServerToolCall(held.kind, held.name, held.id, "".join(held.parts), held.result)
+            for held in self._servers.values()
+        )
 
     def text(self, piece: object, *, reasoning: bool = False) -> None:
         """Keep a piece of text or reasoning (counted against the text limit) and report it."""

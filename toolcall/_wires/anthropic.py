@@ -6,10 +6,13 @@ empty `input: {}`) opens it, `content_block_delta` events with `input_json_delta
 arguments text in `partial_json` (padded with whitespace at times, which is JSON and kept), and
 `content_block_stop` closes it. A block that received no text at all is given its `input`,
 written as JSON, so a call without parameters closes at its stop as every other call does.
-A `server_tool_use` block is a tool the provider runs itself (web search): it is no call of the
-turn, and its input is skipped. Text (`text_delta`) and reasoning (`thinking_delta`) are blocks
-too; a thinking block's `signature` (and a redacted block's `data`) must go back with the next
-request, so they are kept on the turn, under `extra_content["anthropic"]`.
+A `server_tool_use` (or `mcp_tool_use`) block is a tool the provider runs itself (web search, an
+MCP server's tool): it is no call of the turn but is recorded on it (`ServerToolCall`), its
+input the text its `input_json_delta` events streamed (else its `input`, written as JSON), its
+result the block that answers it (a `*_tool_result` block whose `tool_use_id` names it). Text
+(`text_delta`) and reasoning (`thinking_delta`) are blocks too; a thinking block's `signature`
+(and a redacted block's `data`) must go back with the next request, so they are kept on the
+turn, under `extra_content["anthropic"]`.
 
 `message_delta` carries the stop reason (`tool_use`, `end_turn`, `max_tokens`: a cut) and the
 usage; `message_stop` ends the stream; `ping` events carry nothing; an `error` event is the
@@ -25,6 +28,10 @@ from .._errors import StreamError, TruncatedError, shown
 from .._templates import WireTemplate, wire_template
 from ._base import WireReader, provider_error
 
+#: Content blocks of tools the provider runs itself, and how a block answering one ends.
+_SERVER_BLOCKS = ("server_tool_use", "mcp_tool_use")
+_RESULT_BLOCK = "_tool_result"
+
 
 class AnthropicReader(WireReader):
     wire = "anthropic"
@@ -36,8 +43,11 @@ class AnthropicReader(WireReader):
         # The `input` of each open call block, by block index, written at its stop if no text came.
         self._inputs: dict[object, object] = {}
         self._start_usage: dict[str, Any] | None = None
-        # Blocks of tools the provider runs itself, whose input is no call's arguments.
-        self._server_blocks: set[object] = set()
+        # Blocks of tools the provider runs itself, whose input is no call's arguments, to the
+        # input their start gave (written at their stop if no delta came).
+        self._server_blocks: dict[object, object] = {}
+        # The id of each tool the provider runs, to its key, for the block that answers it.
+        self._server_ids: dict[object, object] = {}
 
     def event(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
@@ -45,7 +55,10 @@ class AnthropicReader(WireReader):
             delta = event["delta"]
             delta_kind = delta.get("type")
             if delta_kind == "input_json_delta":
-                if event.get("index") not in self._server_blocks:
+                index = event.get("index")
+                if index in self._server_blocks:
+                    self.server_input(("server", index), delta["partial_json"])
+                else:
                     self.append(self._number(event), delta["partial_json"])
             elif delta_kind == "text_delta":
                 self.text(delta["text"])
@@ -56,11 +69,12 @@ class AnthropicReader(WireReader):
         elif kind == "content_block_start":
             block = event["content_block"]
             block_kind = block.get("type")
-            if block_kind == "server_tool_use":
-                # Run by the provider (web search), not by the caller: no call of the turn. Each
-                # one held counts against the text limit, so many cannot grow memory unbounded.
-                self.assembler.spend_text(1, "server tool blocks")
-                self._server_blocks.add(event.get("index"))
+            if block_kind in _SERVER_BLOCKS:
+                # Run by the provider (web search), not by the caller: no call of the turn.
+                index = event.get("index")
+                self.open_server(("server", index), block_kind, block.get("name"), block.get("id"))
+                self._server_blocks[index] = block.get("input")
+                self._server_ids[block.get("id")] = ("server", index)
             elif block_kind == "tool_use":
                 index = event.get("index")
                 if self.call_number(("block", index)) is not None and index not in self._inputs:
@@ -79,10 +93,16 @@ class AnthropicReader(WireReader):
                     self.keep_turn_extra("anthropic", "thinking_signatures", block["signature"])
             elif block_kind == "redacted_thinking":
                 self.keep_turn_extra("anthropic", "redacted_thinking", block.get("data"))
+            elif type(block_kind) is str and block_kind.endswith(_RESULT_BLOCK):
+                answered = self._server_ids.get(block.get("tool_use_id"))
+                if answered is not None:
+                    self.server_result(answered, block)
         elif kind == "content_block_stop":
             index = event.get("index")
             if index in self._inputs:
                 self._stop(self._number(event), self._inputs.pop(index))
+            elif index in self._server_blocks:
+                self.server_whole_input(("server", index), self._server_blocks.pop(index))
         elif kind == "message_delta":
             # Its usage counts the output; the input counts came in message_start.
             self.keep_usage(event.get("usage"), over=self._start_usage)

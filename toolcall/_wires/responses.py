@@ -8,6 +8,15 @@ Studio sends only `.done`), so the whole text is taken from `.done`, or from the
 when no delta came; when deltas came, a `.done` that disagrees with them is an error, not a
 choice between two answers. Text and reasoning follow the same rule (`.delta`, else `.done`).
 
+A custom (freeform) tool's call is a `custom_tool_call` item: the same shape, its input text in
+`response.custom_tool_call_input.delta` events and repeated by `.done` (`input`) and by the
+finished item; it is a call of the turn (`"custom"`), its input never read as JSON, complete at
+its `.done` or its finished item. Items of tools the provider runs itself (`mcp_call`,
+`web_search_call`, `file_search_call`, `code_interpreter_call`, `image_generation_call`) are no
+calls: each is recorded on the turn (`ServerToolCall`) with the input its deltas streamed
+(`response.mcp_call_arguments.delta`, `response.code_interpreter_call_code.delta`) or its
+finished item holds, and that finished item as its result.
+
 The turn ends at `response.completed` (stop reason `"completed"`) or `response.incomplete`,
 a cut, whose stop reason is `incomplete_details.reason` (`max_output_tokens`, `content_filter`);
 `response.failed` and `error` events are the provider's errors.
@@ -32,6 +41,26 @@ _TEXT = {
 }
 #: Members of an arguments delta this reader never reads, which change with every event.
 _UNREAD = {"obfuscation": STRING_HOLE, "sequence_number": INTEGER_HOLE}
+#: Output items of tools the provider runs itself, and the member of the item holding the input
+#: the model sent it ("" where the input is only in the finished item, the result).
+_SERVER_ITEMS = {
+    "mcp_call": "arguments",
+    "code_interpreter_call": "code",
+    "web_search_call": "",
+    "file_search_call": "",
+    "image_generation_call": "",
+}
+#: The events that stream a server item's input, and the member each one's piece is in.
+_SERVER_INPUT = {
+    "response.mcp_call_arguments.delta": "delta",
+    "response.code_interpreter_call_code.delta": "delta",
+}
+_SERVER_INPUT_DONE = {
+    "response.mcp_call_arguments.done": "arguments",
+    "response.code_interpreter_call_code.done": "code",
+}
+#: The item type of a custom tool's call.
+_CUSTOM_ITEM = "custom_tool_call"
 _TEXT_DONE = {
     "response.output_text.done": False,
     "response.reasoning_text.done": True,
@@ -64,16 +93,19 @@ def _repeats_at(kind: object, path: Path, source: Source) -> bool:
     places this reader never reads (the finished part, item and response)."""
     finished = kind in ("response.completed", "response.incomplete")
     if source[0] == "call":
-        if kind == "response.function_call_arguments.done":
-            return path == ("arguments",)
+        if kind in (
+            "response.function_call_arguments.done",
+            "response.custom_tool_call_input.done",
+        ):
+            return path in (("arguments",), ("input",))
         if kind == "response.output_item.done":
-            return path == ("item", "arguments")
+            return path in (("item", "arguments"), ("item", "input"))
         return (
             finished
             and len(path) == 4
             and path[:2] == ("response", "output")
             and type(path[2]) is int
-            and path[3] == "arguments"
+            and path[3] in ("arguments", "input")
         )
     if type(kind) is str and kind in _TEXT_DONE:
         return path == ("text",)
@@ -100,6 +132,8 @@ class ResponsesReader(WireReader):
         # The pieces each text part (item id, content index) received as deltas: its `.done`
         # repeats them, and is checked against them.
         self._streamed: dict[tuple[object, object], TextRuns] = {}
+        # Custom calls whose input the wire said is complete.
+        self._inputs_done: set[int] = set()
 
     def event(self, event: dict[str, Any]) -> None:
         kind = event.get("type")
@@ -135,17 +169,47 @@ class ResponsesReader(WireReader):
                 )
         elif kind == "response.output_item.added":
             item = event["item"]
-            if item.get("type") == "function_call":
+            item_kind = item.get("type")
+            if item_kind == "function_call":
                 self._open(event, item)
+            elif item_kind == _CUSTOM_ITEM:
+                self._open(event, item, "input")
+            elif item_kind in _SERVER_ITEMS:
+                self._open_server(event, item)
         elif kind == "response.function_call_arguments.done":
             self._whole(self._number(event), event["arguments"])
         elif kind == "response.output_item.done":
             item = event["item"]
-            if item.get("type") == "function_call":
+            item_kind = item.get("type")
+            if item_kind == "function_call":
                 number = self.call_number(item.get("id"))
                 if number is None:
                     number = self._open(event, item)
                 self._whole(number, item.get("arguments"))
+            elif item_kind == _CUSTOM_ITEM:
+                self._custom_done(event, item.get("input"), item)
+            elif item_kind in _SERVER_ITEMS:
+                key = self._open_server(event, item)
+                member = _SERVER_ITEMS[item_kind]
+                if member:
+                    self.server_whole_input(key, item.get(member))
+                self.server_result(key, item)
+        elif kind == "response.custom_tool_call_input.delta":
+            number = self._number(event)
+            if number in self._inputs_done:
+                raise StreamError(
+                    f"responses event {self.chunks}: input arrived for a custom tool call after "
+                    "its input was complete",
+                    index=number,
+                    name=self._opened_name(number),
+                )
+            self.append(number, event["delta"])
+        elif kind == "response.custom_tool_call_input.done":
+            self._custom_done(event, event["input"])
+        elif kind in _SERVER_INPUT:
+            self.server_input(self._server_key(event), event[_SERVER_INPUT[kind]])
+        elif kind in _SERVER_INPUT_DONE:
+            self.server_whole_input(self._server_key(event), event[_SERVER_INPUT_DONE[kind]])
         elif kind in ("response.completed", "response.incomplete"):
             response = event["response"]
             self.keep_usage(response.get("usage"))
@@ -225,16 +289,52 @@ class ResponsesReader(WireReader):
             return None
         return wire_template(text, "delta", event["delta"], _UNREAD, self._number(event))
 
-    def _open(self, event: dict[str, Any], item: dict[str, Any]) -> int:
+    def _open(self, event: dict[str, Any], item: dict[str, Any], member: str = "arguments") -> int:
+        """Open the call `item` is (a function's, or with `member` "input" a custom tool's)."""
+        item_id = self._item_key(event, item)
+        again = self.call_number(item_id) is not None
+        call_type = "custom" if member == "input" else ""
+        number = self.open_call(item_id, item.get("call_id"), item.get("name"), None, call_type)
+        if not again:  # a repeated open is the same call: its arguments are what came since
+            self.append(number, item.get(member) or "")
+        return number
+
+    def _item_key(self, event: dict[str, Any], item: dict[str, Any]) -> object:
+        """The key of an output item (its id, else its place), remembered by its place."""
         item_id = item.get("id")
         if item_id is None:
             item_id = ("output", event.get("output_index"))
-        again = self.call_number(item_id) is not None
-        number = self.open_call(item_id, item.get("call_id"), item.get("name"))
         self._items[event.get("output_index")] = item_id
-        if not again:  # a repeated open is the same call: its arguments are what came since
-            self.append(number, item.get("arguments") or "")
-        return number
+        return item_id
+
+    def _custom_done(
+        self, event: dict[str, Any], text: object, item: dict[str, Any] | None = None
+    ) -> None:
+        """A custom call's whole input (its `.done`, or its finished `item`): checked against
+        the deltas as a function's arguments are, and the call complete from here on."""
+        if item is not None and self.call_number(item.get("id")) is None:
+            number = self._open(event, item, "input")
+        else:
+            number = self._number(event)
+        self._whole(number, text)
+        self._inputs_done.add(number)
+        self.assembler.input_done(number)
+
+    def _open_server(self, event: dict[str, Any], item: dict[str, Any]) -> object:
+        key = self._item_key(event, item)
+        self.open_server(key, item.get("type"), item.get("name"), item.get("id"))
+        return key
+
+    def _server_key(self, event: dict[str, Any]) -> object:
+        item_id = event.get("item_id")
+        if not self.is_server(item_id):
+            item_id = self._items.get(event.get("output_index"), item_id)
+        if not self.is_server(item_id):
+            raise StreamError(
+                f"responses event {self.chunks}: input for item {item_id!r} (output_index "
+                f"{event.get('output_index')!r}), which no response.output_item.added opened"
+            )
+        return item_id
 
     def _number(self, event: dict[str, Any]) -> int:
         item_id = event.get("item_id")

@@ -68,7 +68,13 @@ def event_problems(events: list[Event], turn: Turn) -> list[str]:
                 problems.append(f"call {index} done before it started")
             done[index] = event
     resent = {d.index for d in turn.diagnostics if d.code == "arguments_resent"}
-    for call, arguments in zip(turn.tool_calls, turn.arguments, strict=True):
+    # A custom tool's call is reported as a function's is, with empty arguments: its input is
+    # the text its fragments join to, never parsed.
+    pairs = [
+        *zip(turn.tool_calls, turn.arguments, strict=True),
+        *((call, {}) for call in turn.custom_calls),
+    ]
+    for call, arguments in pairs:
         start = started.get(call.index)
         if start is None:
             problems.append(f"call {call.index} never started")
@@ -76,6 +82,10 @@ def event_problems(events: list[Event], turn: Turn) -> list[str]:
             problems.append(
                 f"call {call.index} started as {start.name!r}, but the turn names it "
                 f"{call.function.name!r}"
+            )
+        elif start.type != call.type:
+            problems.append(
+                f"call {call.index} started as a {start.type!r} call, not {call.type!r}"
             )
         elif start.id and start.id != call.id:
             problems.append(f"call {call.index} started with another id than the turn's")
@@ -88,7 +98,7 @@ def event_problems(events: list[Event], turn: Turn) -> list[str]:
             problems.append(f"call {call.index} was done with another id or type")
         if call.index not in resent and "".join(fragments[call.index]) != call.function.arguments:
             problems.append(f"call {call.index}'s ArgumentsDelta do not join to its arguments")
-    extra = set(started) - {call.index for call in turn.tool_calls}
+    extra = set(started) - {call.index for call, _ in pairs}
     if extra:
         problems.append(f"events for calls the turn does not hold: {sorted(extra)}")
     return problems

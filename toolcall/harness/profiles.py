@@ -128,6 +128,9 @@ class WireOffer:
     wire: str
     endpoint: str
     recordings: tuple[str, ...] = ()
+    #: synthesized wire cases (`cassettes/wires/<wire>/<name>`, `kind: synthesized`): events no
+    #: public recording shows, written from the provider's documentation, by name
+    cases: tuple[str, ...] = ()
     recorded_as: tuple[str, ...] = ()
     documentation: str = ""
     reported: str = ""
@@ -296,6 +299,7 @@ def _wire_offers(provider: str, declared: dict[str, dict[str, Any]]) -> list[Wir
             wire=wire,
             endpoint=raw["endpoint"],
             recordings=tuple(raw.get("recordings", ())),
+            cases=tuple(raw.get("cases", ())),
             recorded_as=tuple(raw.get("recorded_as", (provider,))),
             documentation=raw.get("documentation", ""),
             reported=raw.get("reported", ""),

@@ -24,6 +24,13 @@ recording is kept follows from where it came from:
   Messages, the same word as the JSON's own `type`) the name line too, because an SDK may read
   only named events (the anthropic SDK skips an event without a name).
 
+A wire case no public recording shows (a custom tool's call, a tool the provider runs) may be
+kept beside them, `kind: synthesized` in its `.source.json` in place of `published`: its body was
+written by hand from the provider's documentation, which its `provenance.documentation` cites
+(with the `fact` of docs/FACTS.md it rests on); it is replayed and judged as a recording is, by
+its hand-written expectation, and providers.yaml names it under the wire's `cases`, never
+`recordings`, so it is never counted as evidence of what a provider sent.
+
 Verbatim is checked, not promised: the provenance keeps the SHA-256 of the source file, and the
 body must give it back (after undoing the documented conversion, if any).
 """
@@ -59,6 +66,8 @@ JSONL_CONVERSION = "one JSON chunk per line, each made a `data: <line>` event; n
 PLACEHOLDER_URL = "https://published.invalid/v1/chat/completions"
 
 ORIGINS = ("first-party", "relay", "host", "documentation")
+#: The kind of a wire case written from documentation rather than recorded (see above).
+SYNTHESIZED = "synthesized"
 
 
 class RecordingError(Exception):
@@ -102,6 +111,11 @@ class Recording:
         """first-party, relay, host or documentation: who served the stream."""
         key = "origin" if self.wire == CHAT else "party"
         return str(self.provenance.get(key, ""))
+
+    @property
+    def synthesized(self) -> bool:
+        """Whether it was written from documentation, not recorded (a wire case only)."""
+        return self.wire != CHAT and self.provenance.get("kind") == SYNTHESIZED
 
     @property
     def route(self) -> str:
@@ -430,7 +444,8 @@ def write(cassettes_root: Path, provider: str, stem: str, cassette: dict[str, An
 def offer_of(suite: Suite, recording: Recording) -> WireOffer | None:
     """The provider's wire offer in providers.yaml that names `recording`, if one does."""
     for offer in suite.wire_offers:
-        if recording.name in offer.recordings and offer.wire == recording.wire:
+        named = offer.cases if recording.synthesized else offer.recordings
+        if recording.name in named and offer.wire == recording.wire:
             return offer
     return None
 
@@ -445,20 +460,24 @@ def offer_problems(suite: Suite, recordings: list[Recording]) -> list[str]:
     by_name = {r.name: r for r in recordings}
     problems = []
     for offer in suite.wire_offers:
-        where = f"providers.yaml: {offer.provider}.wires.{offer.wire}.recordings"
-        for name in offer.recordings:
-            found = by_name.get(name)
-            if found is None:
-                problems.append(f"{where}: {name!r} is not under cassettes/wires/")
-            elif found.wire != offer.wire:
-                problems.append(f"{where}: {name!r} is a {found.wire} recording")
-            elif found.provider not in offer.recorded_as:
-                problems.append(
-                    f"{where}: {name!r} was recorded from {found.provider!r}, "
-                    f"not {list(offer.recorded_as)}"
-                )
+        for key, names in (("recordings", offer.recordings), ("cases", offer.cases)):
+            where = f"providers.yaml: {offer.provider}.wires.{offer.wire}.{key}"
+            for name in names:
+                found = by_name.get(name)
+                if found is None:
+                    problems.append(f"{where}: {name!r} is not under cassettes/wires/")
+                elif found.wire != offer.wire:
+                    problems.append(f"{where}: {name!r} is a {found.wire} recording")
+                elif found.synthesized != (key == "cases"):
+                    kind = found.provenance.get("kind")
+                    problems.append(f"{where}: {name!r} is {kind}, named under `{key}`")
+                elif found.provider not in offer.recorded_as:
+                    problems.append(
+                        f"{where}: {name!r} was recorded from {found.provider!r}, "
+                        f"not {list(offer.recorded_as)}"
+                    )
     for recording in recordings:
-        naming = [o for o in suite.wire_offers if recording.name in o.recordings]
+        naming = [o for o in suite.wire_offers if recording.name in (*o.recordings, *o.cases)]
         if len(naming) != 1:
             rows = [o.row for o in naming]
             problems.append(

@@ -149,6 +149,9 @@ def cuts(suite: Suite, provider: str | None = None, *, chat: bool = True) -> Ite
     for recording in recordings.selected(suite, provider):
         if recording.wire == CHAT or recording.problem is not None:
             continue
+        expected = recording.expected
+        if not expected.get("tool_calls") and not expected.get("custom_calls"):
+            continue  # no call of the turn for a cut to hit (a tool the provider ran is none)
         found = cut(recording.wire, recording.body())
         if found is not None:
             source = str(recording.path.relative_to(suite.root))

@@ -35,14 +35,18 @@ from .turns import error_kind, expectation_differences, expectation_of, judged_e
 
 
 def check_recording(suite: Suite, recording: Recording) -> Outcome:
-    """Run every check on one published recording."""
+    """Run every check on one published recording (or synthesized wire case, judged alike)."""
     chat = recording.wire == CHAT
     offer = None if chat else recordings.offer_of(suite, recording)
     outcome = Outcome(
         offer.provider if offer is not None else recording.provider,
         recording.column if chat else recording.id,
         "pass",
-        note=f"published ({recording.origin}, {recording.model})",
+        note=(
+            f"synthesized from documentation ({recording.provenance['provenance']['fact']})"
+            if recording.synthesized
+            else f"published ({recording.origin}, {recording.model})"
+        ),
         origin=recording.origin or "unknown",  # unreadable: the origin cannot be read either
         route=recording.route,
         wire=recording.wire,
@@ -89,7 +93,8 @@ def check_recording(suite: Suite, recording: Recording) -> Outcome:
     if chat:
         findings += _profile(suite, recording, body)
     elif offer is None:
-        wanted = f"a `wires.{recording.wire}.recordings` entry in providers.yaml naming it"
+        key = "cases" if recording.synthesized else "recordings"
+        wanted = f"a `wires.{recording.wire}.{key}` entry in providers.yaml naming it"
         findings.append(Finding("profile", "$", wanted, recording.provider))
     elif "whole" in turns:
         findings += cross_wire.findings(suite, offer, recording.name, turns["whole"])

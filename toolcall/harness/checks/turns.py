@@ -141,7 +141,9 @@ def expectation_differences(turn: Turn, expected: dict[str, Any]) -> list[tuple[
     """(JSON path, expected, observed) wherever `turn` differs from a hand-written expectation.
 
     A wire expectation gives each call's id, name and parsed arguments in the order the wire
-    opened them, and a thought signature by its start and length (they run to kilobytes).
+    opened them, and a thought signature by its start and length (they run to kilobytes); each
+    custom tool's call by id, name and input text (`custom_calls`), and each tool the provider
+    ran as `ServerToolCall.to_dict()` gives it (`server_tool_calls`), none when absent.
     """
     calls = []
     wanted_calls = expected["tool_calls"]
@@ -154,14 +156,22 @@ def expectation_differences(turn: Turn, expected: dict[str, Any]) -> list[tuple[
             entry["thought_signature"] = {"starts": held[: len(starts)], "length": len(held)}
         calls.append(entry)
     keys = ("id", "name", "arguments", "thought_signature")
+    custom = expected.get("custom_calls", [])
     want = {
         "tool_calls": [{k: c[k] for k in keys if k in c} for c in expected["tool_calls"]],
-        "indices": list(range(len(expected["tool_calls"]))),
+        "custom_calls": custom,
+        "server_tool_calls": expected.get("server_tool_calls", []),
+        "indices": list(range(len(expected["tool_calls"]) + len(custom))),
         **{k: expected[k] for k in ("content", "reasoning", "finish_reason")},
     }
     got = {
         "tool_calls": calls,
-        "indices": [call.index for call in turn.tool_calls],
+        "custom_calls": [
+            {"id": c.id, "name": c.function.name, "input": c.function.arguments}
+            for c in turn.custom_calls
+        ],
+        "server_tool_calls": [c.to_dict() for c in turn.server_tool_calls],
+        "indices": sorted(call.index for call in (*turn.tool_calls, *turn.custom_calls)),
         "content": turn.content,
         "reasoning": turn.reasoning,
         "finish_reason": turn.finish_reason,
