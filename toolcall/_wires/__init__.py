@@ -30,11 +30,14 @@ Decoder = SSEDecoder | NDJSONDecoder | JSONArrayDecoder
 
 @dataclass(frozen=True, slots=True)
 class Framing:
-    """How a body is cut into events: the decoder, and whether an event is a whole JSON document
-    of the body itself (a line, an element), so that an error answer can look like one."""
+    """How a body is cut into events: the decoder, whether an event is a whole JSON document
+    of the body itself (a line, an element), so that an error answer can look like one, and
+    whether a relay may end the body with chat's `[DONE]` after any wire's end (SSE only: in
+    a framing of documents, `[DONE]` is no document, and no server is known to send it)."""
 
     decoder: Callable[..., Decoder]
     documents: bool
+    done_after_end: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +49,7 @@ class Wire:
 
 
 FRAMINGS: dict[str, Framing] = {
-    "sse": Framing(SSEDecoder, documents=False),
+    "sse": Framing(SSEDecoder, documents=False, done_after_end=True),
     "ndjson": Framing(NDJSONDecoder, documents=True),
     "json-array": Framing(JSONArrayDecoder, documents=True),
 }
