@@ -545,6 +545,26 @@ def test_ndjson_reads_alike_with_any_line_end_and_a_byte_order_mark(ending: str,
             assert outcome(pieces, wire=wire) == outcome(plain)
 
 
+@pytest.mark.parametrize(
+    "start", [b"\xef", b"\xef\xbb", b"\xef ", b"\xef\xbb\n", b"\xff", b"\xe5\x8c"]
+)
+@pytest.mark.parametrize(("wire", "framing"), [("gemini", "json-array"), ("ollama", "ndjson")])
+def test_a_body_that_begins_with_bytes_that_are_not_utf8_is_refused_alike_however_split(
+    wire: str, framing: str, start: bytes
+) -> None:
+    """The start of a byte-order mark that is not one, or any byte that is not UTF-8, before a
+    JSON array or a line: the framing is told from the body's first byte however the body is
+    split, so the error is the same (a mark's start held alone once made the rest a JSON
+    array, "not a JSON array" against "not valid UTF-8" whole)."""
+    body = start + frame(wire, events(wire, CALLS), framing=framing)
+    for as_wire in ("auto", wire):
+        whole = outcome(body, wire=as_wire)
+        assert whole[0] == "StreamError" and "UTF-8" in whole[1]
+        for at in range(1, len(start) + 3):
+            assert outcome([body[:at], body[at:]], wire=as_wire) == whole, at
+        assert outcome([body[i : i + 1] for i in range(len(body))], wire=as_wire) == whole
+
+
 LONG_CALLS: list[wire_bodies.Call] = [("write", {"text": "caf\u00e9 \u6f22\u5b57 \U0001f9ea " * 3})]
 
 
