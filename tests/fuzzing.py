@@ -7,10 +7,14 @@ duplicate), events (drop, repeat, move, insert a crafted one, replay the stream 
 generation, or the whole body twice) and JSON (replace a value anywhere in a chunk with an odd
 one: NaN, Infinity, 1e400, integers past 64 bits or past 4,300 digits, lone surrogates, deep
 nesting, blank arguments that are not JSON whitespace). The seeds include each wire's other
-framings (Gemini's JSON array, NDJSON with CRLF line ends and a byte-order mark) and one turn
-written on every wire (`wire_bodies`). Then `check_body` asserts, for the mutated body:
+framings (Gemini's JSON array, NDJSON with CRLF line ends and a byte-order mark), one turn
+written on every wire (`wire_bodies`), and, on every wire, turns whose events pass the 64 KB
+from which an event is held as its bytes (`long_seeds`: long arguments, long reasoning and text
+then a long call), so that mutations reach the long-event paths (`_long.LongEvent`, Responses'
+repetitions read in place). Then `check_body` asserts, for the mutated body:
 
-1. only the library's errors: every way of reading it gives a turn or a `ToolCallError`;
+1. only the library's errors: every way of reading it gives a turn or a `ToolCallError`, and
+   the answer of every event decoded as text, none held as bytes (the full decoding);
 2. one answer whatever is installed: the stdlib and orjson backends agree;
 3. the fast path equals full decoding;
 4. one answer however it is split: random re-splits, and one event per slice as a socket
@@ -73,7 +77,55 @@ def seeds() -> tuple[bytes, ...]:
     )
     calls: list[wire_bodies.Call] = [("add", {"a": 1}), ("multiply", {"b": [2, "x"]})]
     written = tuple(wire_bodies.body(wire, calls, "Hi there") for wire in wire_bodies.WIRES)
-    return chat + tuple(recording.body() for recording in wires) + framings + written
+    return chat + tuple(recording.body() for recording in wires) + framings + written + long_seeds()
+
+
+#: Characters past the 64 KB from which an event is held as its bytes (`_sse.LONG_EVENT_BYTES`).
+LONG = 66 * 1024
+
+
+def long_seeds() -> tuple[bytes, ...]:
+    """On every wire (Gemini's JSON array too): a call whose arguments pass 64 KB, streamed in
+    pieces (Responses repeats them whole three times) and in one event; and long reasoning,
+    a short text, then a long call. Responses' finished response repeats the items, as
+    OpenAI's does. The bodies are written as ASCII: the arguments' escapes are then spelt as
+    Responses' repetitions are read in place (`_repeated`); the reasoning's `\\u` escapes of
+    text outside ASCII are read the other way."""
+    plain = ('Notes: "quoted" \\ tab\t end\n' * (LONG // 20))[:LONG]
+    wide = ("Caf\u00e9 \u6f22\u5b57 \U0001f9ea \n" * (LONG // 10))[:LONG]
+    calls: list[wire_bodies.Call] = [("write", {"path": "notes.md", "text": plain})]
+    out = []
+    for wire in wire_bodies.WIRES:
+        turns = [
+            wire_bodies.events(wire, calls, size=4093),
+            wire_bodies.events(wire, calls, size=2 * LONG),
+            wire_bodies.events(wire, calls, "Writing.", 4093, reasoning=wide),
+        ]
+        for items in turns:
+            if wire == "responses":
+                _repeat_output(items)
+            out.append(wire_bodies.frame(wire, items))
+            if wire == "gemini":
+                out.append(wire_bodies.frame(wire, items, framing="json-array"))
+    return tuple(out)
+
+
+def _repeat_output(items: list[Any]) -> None:
+    """Responses' events with the finished response holding every item whole, its text too."""
+    output: list[Any] = []
+    texts = {
+        item["item_id"]: item["text"]
+        for item in items
+        if item["type"] in ("response.output_text.done", "response.reasoning_text.done")
+    }
+    for item in items:
+        if item["type"] == "response.output_item.done":
+            output.append(item["item"])
+        elif item["type"] == "response.output_item.added" and item["item"]["id"] in texts:
+            kind = "output_text" if item["item"]["type"] == "message" else "reasoning_text"
+            content = [{"type": kind, "text": texts[item["item"]["id"]]}]
+            output.append({**item["item"], "content": content})
+    items[-1]["response"]["output"] = output
 
 
 # -- what goes in ------------------------------------------------------------------------------
@@ -189,7 +241,7 @@ KEYS = [
 ]
 
 
-def _events(body: bytes) -> list[bytes]:
+def events_of(body: bytes) -> list[bytes]:
     """The body's events: SSE events, or the lines of a newline-delimited JSON body."""
     end = rb"(?<=\n)" if body.lstrip()[:1] == b"{" else rb"(?<=\n\n)"
     return [event for event in re.split(end, body) if event]
@@ -218,24 +270,41 @@ def _set(root: Any, path: tuple[Any, ...], value: Any) -> Any:
     return root
 
 
-def _write(chunk: Any, ascii_only: bool) -> bytes:
+def _write(
+    chunk: Any, ascii_only: bool, frame: tuple[bytes, bytes] = (b"data: ", b"\n\n")
+) -> bytes:
     text = json.dumps(chunk, ensure_ascii=ascii_only, separators=(",", ":"))
     for marker, raw in _RAW.items():
         text = text.replace(f'"{marker}"', raw)
     # A raw lone surrogate cannot be UTF-8: written as the bytes a broken encoder would send.
-    return f"data: {text}\n\n".encode("utf-8", "surrogatepass")
+    return frame[0] + text.encode("utf-8", "surrogatepass") + frame[1]
+
+
+def _framed(event: bytes) -> tuple[tuple[bytes, bytes], bytes] | None:
+    """An event's JSON and what frames it: an SSE event of one `data: ` line, after an `event:`
+    line or not, or an NDJSON line; None for any other event."""
+    if event.startswith(b"{"):
+        return (b"", b"\n"), event
+    head = event[: event.find(b"\n") + 1] if event.startswith(b"event:") else b""
+    if not event.startswith(b"data: {", len(head)):
+        return None
+    return (head + b"data: ", b"\n\n"), event[len(head) + 6 :]
 
 
 @st.composite
 def json_mutation(draw: st.DrawFn, body: bytes) -> bytes:
     """One chunk with one value replaced, or one key's value set, anywhere in it."""
-    events = _events(body)
-    chunks = [(i, e) for i, e in enumerate(events) if e.startswith(b"data: {") and len(e) < 200_000]
+    events = events_of(body)
+    chunks = [
+        (i, framed)
+        for i, e in enumerate(events)
+        if len(e) < 200_000 and (framed := _framed(e)) is not None
+    ]
     if not chunks:
         return body
-    at, event = draw(st.sampled_from(chunks))
+    at, (frame, data) = draw(st.sampled_from(chunks))
     try:
-        chunk = json.loads(event[6:])
+        chunk = json.loads(data)
     except ValueError:
         return body
     value = draw(st.sampled_from(ODD_VALUES))
@@ -246,7 +315,7 @@ def json_mutation(draw: st.DrawFn, body: bytes) -> bytes:
         objects = [p for p in _paths(chunk) if isinstance(_get(chunk, p), dict)]
         path = (*draw(st.sampled_from(objects)), draw(st.sampled_from(KEYS)))
     chunk = _set(chunk, path, json.loads(json.dumps(value)))
-    events[at] = _write(chunk, draw(st.booleans()))
+    events[at] = _write(chunk, draw(st.booleans()), frame)
     return b"".join(events)
 
 
@@ -258,7 +327,7 @@ def _get(root: Any, path: tuple[Any, ...]) -> Any:
 
 @st.composite
 def event_mutation(draw: st.DrawFn, body: bytes) -> bytes:
-    events = _events(body)
+    events = events_of(body)
     if not events:
         return body
     kind = draw(st.sampled_from(["drop", "repeat", "move", "insert", "second_generation", "twice"]))
@@ -333,7 +402,7 @@ def mutated_bodies(draw: st.DrawFn) -> bytes:
     """A seed, often cut to a run of its events (so that a finding shrinks to a few), mutated."""
     body = draw(st.sampled_from(seeds()))
     if not draw(st.booleans()):
-        events = _events(body)
+        events = events_of(body)
         start = draw(st.integers(0, len(events) - 1))
         count = draw(st.integers(1, 40))
         # The stream's own end (finish, usage, [DONE]) more often than not.
@@ -375,19 +444,20 @@ def check_body(body: bytes, cuts: list[int], limits: dict[str, int] | None = Non
             for b in BACKENDS
             for t in (True, False)
         }
-        whole = answers["stdlib", False]
+        with no_event_long():
+            whole = outcome(body, backend="stdlib", templates=False, **options)
         for way, answer in answers.items():
             assert answer == whole, (
-                f"{way} differs from stdlib, full decoding: {_diff(answer, whole)}"
+                f"{way} differs from stdlib, every event decoded: {_diff(answer, whole)}"
             )
         bounds = [0, *sorted(cuts), len(body)]
         pieces = [body[a:b] for a, b in itertools.pairwise(bounds)]
         resplit = outcome(pieces, **options)
         assert resplit == whole, f"split at {sorted(cuts)[:20]}: {_diff(resplit, whole)}"
-        alone = outcome(_events(body), **options)
+        alone = outcome(events_of(body), **options)
         assert alone == whole, f"fed one event at a time: {_diff(alone, whole)}"
         with every_event_long():
-            held = outcome(_events(body), **options)
+            held = outcome(events_of(body), **options)
         assert held == whole, f"every event held as its bytes: {_diff(held, whole)}"
         quiet = outcome(pieces, events=False, **options)
         assert quiet == whole, f"events off differs: {_diff(quiet, whole)}"
@@ -413,6 +483,18 @@ def check_body(body: bytes, cuts: list[int], limits: dict[str, int] | None = Non
     except BaseException:
         last_failure = (body, options)
         raise
+
+
+@contextlib.contextmanager
+def no_event_long() -> Iterator[None]:
+    """Every event held and decoded as text however long: the full decoding, the reference
+    the long-event paths must equal."""
+    saved = SSEDecoder.long_from, DocumentDecoder.long_from
+    SSEDecoder.long_from = DocumentDecoder.long_from = sys.maxsize
+    try:
+        yield
+    finally:
+        SSEDecoder.long_from, DocumentDecoder.long_from = saved
 
 
 @contextlib.contextmanager

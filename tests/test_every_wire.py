@@ -155,6 +155,125 @@ def test_a_body_sent_twice_is_one_turn_and_a_second_generation(
         assert toolcall.assemble(b"".join(body) if isinstance(body, list) else body) == twice
 
 
+#: The wires a relay serves beside chat completions in SSE, where it may end them with `[DONE]`.
+SSE_WIRES = ("responses", "anthropic", "gemini")
+DONE_EVENTS = [
+    b"data: [DONE]\n\n",
+    b"event: data\ndata: [DONE]\n\n",
+    b"event: done\ndata:[DONE]\n\n",
+]
+
+
+def without_codes(answer: tuple[str, Any], *codes: str) -> tuple[str, Any]:
+    """An outcome's turn with the diagnostics `codes` taken out, to compare with another's."""
+    kind, text = answer
+    assert kind == "turn", answer
+    data = json.loads(text)
+    data["diagnostics"] = [d for d in data["diagnostics"] if d["code"] not in codes]
+    return kind, data
+
+
+def splits_near_the_end(body: bytes, tail: int) -> list[list[bytes]]:
+    """The body cut once at every byte of its last `tail` bytes and a few before, and cut into
+    single bytes."""
+    cuts = [[body[:at], body[at:]] for at in range(max(1, len(body) - tail), len(body))]
+    return [
+        *cuts,
+        *every_split(body)[:: max(1, len(body) // 5)],
+        [body[i : i + 1] for i in range(len(body))],
+    ]
+
+
+@pytest.mark.parametrize("events_on", [True, False])
+@pytest.mark.parametrize("json_backend", ["auto", "stdlib"])
+@pytest.mark.parametrize("done", DONE_EVENTS)
+@pytest.mark.parametrize("wire", SSE_WIRES)
+def test_a_relays_done_after_the_end_ends_the_body_with_a_diagnostic(
+    wire: str, done: bytes, json_backend: str, events_on: bool
+) -> None:
+    """A relay that serves Anthropic Messages, Responses or Gemini beside chat completions
+    sends chat's `[DONE]` after the wire's own end, under any event name or none: the turn is
+    the one without it, and `done_after_end` names it, however the body is split."""
+    plain = frame(wire, events(wire, CALLS, "Hi there"))
+    expected = outcome(plain, backend=json_backend, events=events_on)
+    body = plain + done
+    for pieces in splits_near_the_end(body, len(done) + 4):
+        answer = outcome(pieces, backend=json_backend, events=events_on)
+        assert without_codes(answer, "done_after_end") == without_codes(expected), pieces
+        codes = [d["code"] for d in json.loads(answer[1])["diagnostics"]]
+        assert codes.count("done_after_end") == 1
+    turn = toolcall.assemble(body, json_backend=json_backend, wire=wire)
+    (note,) = [d for d in turn.diagnostics if d.code == "done_after_end"]
+    assert "[DONE]" in note.message and f"{wire} event" in note.message
+    assert names(turn) == EXPECTED
+
+
+def test_a_gemini_done_may_follow_a_usage_report_after_the_finish() -> None:
+    items = events("gemini", CALLS)
+    items.append({"usageMetadata": {"promptTokenCount": 10, "totalTokenCount": 20}})
+    turn = toolcall.assemble(frame("gemini", items) + DONE_EVENTS[1])
+    assert turn.usage == {"promptTokenCount": 10, "totalTokenCount": 20}
+    assert [d.code for d in turn.diagnostics] == ["done_after_end"]
+
+
+@pytest.mark.parametrize("wire", SSE_WIRES)
+def test_a_done_before_the_end_is_refused_as_it_was(wire: str) -> None:
+    """Before the wire's end, `[DONE]` is what it always was on these wires: not JSON."""
+    items = events(wire, CALLS)
+    for at in (1, len(items) - 1):
+        body = frame(wire, items[:at]) + DONE_EVENTS[0] + frame(wire, items[at:])
+        for pieces in ([body], [body[:-30], body[-30:]]):
+            with pytest.raises(StreamError, match=rf"{wire} event {at + 1} is not valid JSON"):
+                read(pieces)
+
+
+def error_event(wire: str) -> dict[str, Any]:
+    error = {"type": "overloaded_error", "message": "Overloaded"}
+    if wire == "gemini":
+        return {"error": {"code": 503, "message": "Overloaded", "status": "UNAVAILABLE"}}
+    return {"type": "error", "error": error}
+
+
+@pytest.mark.parametrize("wire", SSE_WIRES)
+def test_what_follows_a_relays_done_is_read_as_after_the_end(wire: str) -> None:
+    """After the `[DONE]`: a second `[DONE]` is refused as before, a provider's error is
+    raised, and the body again is a second generation, left out and reported."""
+    once = frame(wire, events(wire, CALLS, "Hi there"))
+    ended = once + DONE_EVENTS[0]
+    with pytest.raises(StreamError, match="is not valid JSON"):
+        read(ended + DONE_EVENTS[0])
+    with pytest.raises(toolcall.ProviderError, match="Overloaded"):
+        read(ended + frame(wire, [error_event(wire)]))
+    turn, seen = read(ended + ended)
+    assert names(turn) == EXPECTED and turn.content == "Hi there"
+    assert [d.code for d in turn.diagnostics] == ["done_after_end", "second_generation"]
+    assert event_problems(seen, turn) == []
+
+
+def test_chats_own_done_is_unchanged() -> None:
+    body = frame("chat", events("chat", CALLS))
+    assert body.endswith(DONE_EVENTS[0])
+    turn, _ = read(body)
+    assert names(turn) == EXPECTED and turn.diagnostics == ()
+    turn, _ = read(body + DONE_EVENTS[0])  # chat reads any number of its own
+    assert turn.diagnostics == ()
+
+
+@pytest.mark.parametrize("framing", ["ndjson", "json-array"])
+def test_a_done_in_a_framing_of_json_documents_is_refused(framing: str) -> None:
+    """A line or array element `[DONE]` is no JSON document, and no server is known to send
+    one: after Ollama's `done: true` line or Gemini's last element it is refused as before."""
+    wire = "ollama" if framing == "ndjson" else "gemini"
+    items = events(wire, CALLS)
+    if framing == "ndjson":
+        body = frame(wire, items) + b"[DONE]\n"
+    else:
+        body = frame(wire, items, framing="json-array")[:-1] + b",\n[DONE]]"
+    for pieces in ([body], [body[:-5], body[-5:]]):
+        with pytest.raises(StreamError, match=rf"{wire} event {len(items) + 1} is not valid JSON"):
+            read(pieces)
+
+
 # -- limits count what arrives, whatever its JSON type ----------------------------------------
 
 
@@ -424,6 +543,26 @@ def test_ndjson_reads_alike_with_any_line_end_and_a_byte_order_mark(ending: str,
         assert toolcall.assemble(body, wire=wire) == want
         for pieces in every_split(body)[::5]:
             assert outcome(pieces, wire=wire) == outcome(plain)
+
+
+@pytest.mark.parametrize(
+    "start", [b"\xef", b"\xef\xbb", b"\xef ", b"\xef\xbb\n", b"\xff", b"\xe5\x8c"]
+)
+@pytest.mark.parametrize(("wire", "framing"), [("gemini", "json-array"), ("ollama", "ndjson")])
+def test_a_body_that_begins_with_bytes_that_are_not_utf8_is_refused_alike_however_split(
+    wire: str, framing: str, start: bytes
+) -> None:
+    """The start of a byte-order mark that is not one, or any byte that is not UTF-8, before a
+    JSON array or a line: the framing is told from the body's first byte however the body is
+    split, so the error is the same (a mark's start held alone once made the rest a JSON
+    array, "not a JSON array" against "not valid UTF-8" whole)."""
+    body = start + frame(wire, events(wire, CALLS), framing=framing)
+    for as_wire in ("auto", wire):
+        whole = outcome(body, wire=as_wire)
+        assert whole[0] == "StreamError" and "UTF-8" in whole[1]
+        for at in range(1, len(start) + 3):
+            assert outcome([body[:at], body[at:]], wire=as_wire) == whole, at
+        assert outcome([body[i : i + 1] for i in range(len(body))], wire=as_wire) == whole
 
 
 LONG_CALLS: list[wire_bodies.Call] = [("write", {"text": "caf\u00e9 \u6f22\u5b57 \U0001f9ea " * 3})]

@@ -286,3 +286,41 @@ def test_a_text_repeated_is_read_in_place_as_decoded(
         got = [outcome(pieces, wire="responses", events=events) for events in (True, False)]
         assert got == want
     assert (not read) == in_place
+
+
+def with_odd_done(data: bytes, odd: Any, where: str) -> bytes:
+    """`data` with a `.done` for msg_0's text whose text is `odd`, before the part's first
+    delta or before its own `.done`."""
+    part = {"item_id": "msg_0", "content_index": 0}
+    event = "data: " + dumps({"type": "response.output_text.done", **part, "text": odd})
+    follows = "delta" if where == "before its deltas" else "done"
+    at = data.index(b'data: {"type":"response.output_text.%s"' % follows.encode())
+    return data[:at] + event.encode() + b"\n\n" + data[at:]
+
+
+@pytest.mark.parametrize("backend", ["auto", "stdlib"])
+@pytest.mark.parametrize("odd", [None, 0, False, [], {}, 5, ["x"]])
+@pytest.mark.parametrize("where", ["before its deltas", "after its deltas"])
+def test_a_whole_text_that_is_not_text_is_read_in_place_as_decoded(
+    where: str, odd: Any, backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A text part's `.done` whose text is not a string (the fuzzer's: `null` before the part
+    streamed, then a long event): null repeats nothing, as null arguments do, anything else
+    is refused; a long event after it, held as bytes and searched for a repetition, gives the
+    answer of every event decoded."""
+    plain = text_body(PROSE, text_repeated(PROSE))
+    malformed = '{"type":"response.output_text.delta","content_index"' + "A" * 70_000 + ":0}"
+    for data in (plain, text_body(PROSE, [*text_repeated(PROSE), malformed])):
+        data = with_odd_done(data, odd, where)
+        want = [outcome(data, backend=backend, events=events) for events in (True, False)]
+        if odd is not None:
+            assert want[0][0] == "StreamError" and "repeated is not text" in want[0][1]
+        elif data.endswith(b"A:0}\n\n"):
+            assert want[0][0] == "StreamError" and "is not valid JSON" in want[0][1]
+        else:
+            assert want[0] == outcome(plain, backend=backend)
+        with monkeypatch.context() as patched:
+            every_event_long(patched, longer_than=len(PROSE))
+            for pieces in ([data], sliced(data, 4096)):
+                got = [outcome(pieces, backend=backend, events=events) for events in (True, False)]
+                assert got == want

@@ -3,8 +3,9 @@
 Hypothesis draws the turn (text, calls with names and JSON arguments of every type, how finely
 the wire streams them) and each test holds one rule on all five wires at once: the calls come
 out as written and under distinct numbers, the events say what the turn says, in order, any split
-of the bytes gives the same answer, and a body sent twice is the same turn with its
-`second_generation` diagnostic.
+of the bytes gives the same answer, a body sent twice is the same turn with its
+`second_generation` diagnostic, and a turn whose events pass 64 KB (held as their bytes, read
+from them, Responses' repetitions checked in place) reads as every event decoded as text.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import toolcall._stream
 from tests import wire_bodies
+from tests.fuzzing import LONG, events_of, no_event_long
 from tests.json_values import json_values
 from tests.outcomes import outcome
 from tests.wire_bodies import WIRES
@@ -93,3 +96,49 @@ def test_a_body_sent_twice_is_the_same_turn_on_every_wire(
         ), wire
         assert [d.code for d in twice.diagnostics][-1] == "second_generation", wire
         assert event_problems(seen, twice) == [], wire
+
+
+@settings(max_examples=5, deadline=None)
+@given(
+    unit=st.text(min_size=1, max_size=5),
+    name=names,
+    size=st.sampled_from([4093, 2 * LONG]),
+    reasoning=st.booleans(),
+    events_on=st.booleans(),
+    cuts=st.lists(st.integers(0, 600_000), max_size=4),
+)
+def test_a_turn_past_64_kb_reads_as_every_event_decoded_on_every_wire(
+    unit: str, name: str, size: int, reasoning: bool, events_on: bool, cuts: list[int]
+) -> None:
+    """Long arguments (streamed in pieces, or in one event), after long reasoning or not: the
+    long-event paths give the answer of every event held and decoded as text, on both
+    backends, however the body is split, and they are taken wherever an event is long (a
+    call in one event, Responses' repetitions)."""
+    long = (unit * (LONG // len(unit) + 1))[:LONG]
+    calls: list[wire_bodies.Call] = [(name, {"text": long, "n": 1})]
+    taken = []
+    original = toolcall._stream.TurnBuilder._read_long
+
+    def counted(builder: toolcall._stream.TurnBuilder, event: Any) -> None:
+        taken.append(event)
+        original(builder, event)
+
+    for wire in WIRES:
+        items = wire_bodies.events(wire, calls, "ok", size, reasoning=long if reasoning else "")
+        body = wire_bodies.frame(wire, items)
+        with no_event_long():
+            want = outcome(body, backend="stdlib", templates=False, events=events_on)
+        assert want[0] == "turn", (wire, want)
+        bounds = sorted({0, len(body), *(c for c in cuts if c < len(body))})
+        pieces = [body[a:b] for a, b in itertools.pairwise(bounds)]
+        toolcall._stream.TurnBuilder._read_long = counted  # type: ignore[method-assign]
+        try:
+            for backend in ("auto", "stdlib"):
+                assert outcome(pieces, backend=backend, events=events_on) == want, wire
+            # One event a slice, as a socket hands them over: a long one is held as its bytes.
+            assert outcome(events_of(body), events=events_on) == want, wire
+        finally:
+            toolcall._stream.TurnBuilder._read_long = original  # type: ignore[method-assign]
+        if size > LONG or wire in ("responses", "gemini", "ollama"):  # a call in one event
+            assert taken, f"{wire}: no event was held as its bytes"
+        taken.clear()

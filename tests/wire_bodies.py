@@ -1,10 +1,11 @@
 """One turn written on each of the five wires, as event lists a test can edit, then frame.
 
 The tests that hold a rule on every wire (test_every_wire.py, the wire properties, the fuzzer's
-seeds) start from the same turn on each wire: optional text, then calls, each with a name, an id
-and an arguments object, streamed in pieces where the wire streams them. The events follow the
-shapes of the recordings in `cassettes/wires/` (`toolcall/_wires/` names the fields each reader
-reads); framing is separate so that a test can repeat, drop or move events first.
+seeds) start from the same turn on each wire: optional reasoning, then optional text, then calls,
+each with a name, an id and an arguments object, streamed in pieces where the wire streams them.
+The events follow the shapes of the recordings in `cassettes/wires/` (`toolcall/_wires/` names
+the fields each reader reads); framing is separate so that a test can repeat, drop or move events
+first.
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ def pieces(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)] or [""]
 
 
-def events(wire: str, calls: list[Call], text: str = "", size: int = 7) -> list[Any]:
+def events(
+    wire: str, calls: list[Call], text: str = "", size: int = 7, *, reasoning: str = ""
+) -> list[Any]:
     """The turn's events on `wire`: dicts, or chat's `[DONE]` as a string."""
-    return _WRITERS[wire](calls, text, size)
+    return _WRITERS[wire](calls, text, size, reasoning)
 
 
 def frame(wire: str, items: list[Any], *, framing: str | None = None) -> bytes:
@@ -40,16 +43,19 @@ def frame(wire: str, items: list[Any], *, framing: str | None = None) -> bytes:
     return "".join(out).encode()
 
 
-def body(wire: str, calls: list[Call], text: str = "", size: int = 7) -> bytes:
-    return frame(wire, events(wire, calls, text, size))
+def body(
+    wire: str, calls: list[Call], text: str = "", size: int = 7, *, reasoning: str = ""
+) -> bytes:
+    return frame(wire, events(wire, calls, text, size, reasoning=reasoning))
 
 
-def _chat(calls: list[Call], text: str, size: int) -> list[Any]:
+def _chat(calls: list[Call], text: str, size: int, reasoning: str) -> list[Any]:
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         choice = {"index": 0, "delta": delta, "finish_reason": finish}
         return {"id": "chatcmpl-1", "object": "chat.completion.chunk", "choices": [choice]}
 
     out: list[Any] = [chunk({"role": "assistant", "content": ""})]
+    out += [chunk({"reasoning_content": piece}) for piece in pieces(reasoning, size) if piece]
     out += [chunk({"content": piece}) for piece in pieces(text, size) if piece]
     for index, (name, arguments) in enumerate(calls):
         head = {"index": index, "id": f"call_{index}", "type": "function"}
@@ -61,17 +67,25 @@ def _chat(calls: list[Call], text: str, size: int) -> list[Any]:
     return [*out, "[DONE]"]
 
 
-def _responses(calls: list[Call], text: str, size: int) -> list[Any]:
+def _responses(calls: list[Call], text: str, size: int, reasoning: str) -> list[Any]:
     out: list[Any] = [{"type": "response.created", "response": {"status": "in_progress"}}]
     at = 0
+    if reasoning:
+        item = {"type": "reasoning", "id": "rs_1", "content": [], "summary": []}
+        out.append({"type": "response.output_item.added", "output_index": 0, "item": item})
+        part = {"item_id": "rs_1", "output_index": 0, "content_index": 0}
+        for piece in pieces(reasoning, size):
+            out.append({"type": "response.reasoning_text.delta", **part, "delta": piece})
+        out.append({"type": "response.reasoning_text.done", **part, "text": reasoning})
+        at = 1
     if text:
         item = {"type": "message", "id": "msg_1", "role": "assistant", "content": []}
-        out.append({"type": "response.output_item.added", "output_index": 0, "item": item})
-        part = {"item_id": "msg_1", "output_index": 0, "content_index": 0}
+        out.append({"type": "response.output_item.added", "output_index": at, "item": item})
+        part = {"item_id": "msg_1", "output_index": at, "content_index": 0}
         for piece in pieces(text, size):
             out.append({"type": "response.output_text.delta", **part, "delta": piece})
         out.append({"type": "response.output_text.done", **part, "text": text})
-        at = 1
+        at += 1
     for number, (name, arguments) in enumerate(calls):
         index = at + number
         item = {
@@ -94,17 +108,19 @@ def _responses(calls: list[Call], text: str, size: int) -> list[Any]:
     return out
 
 
-def _anthropic(calls: list[Call], text: str, size: int) -> list[Any]:
+def _anthropic(calls: list[Call], text: str, size: int, reasoning: str) -> list[Any]:
     out: list[Any] = [{"type": "message_start", "message": {"usage": {"input_tokens": 10}}}]
     at = 0
-    if text:
-        block = {"type": "text", "text": ""}
-        out.append({"type": "content_block_start", "index": 0, "content_block": block})
-        for piece in pieces(text, size):
-            delta = {"type": "text_delta", "text": piece}
-            out.append({"type": "content_block_delta", "index": 0, "delta": delta})
-        out.append({"type": "content_block_stop", "index": 0})
-        at = 1
+    for kind, said in (("thinking", reasoning), ("text", text)):
+        if not said:
+            continue
+        block = {"type": kind, kind: ""}
+        out.append({"type": "content_block_start", "index": at, "content_block": block})
+        for piece in pieces(said, size):
+            delta = {"type": f"{kind}_delta", kind: piece}
+            out.append({"type": "content_block_delta", "index": at, "delta": delta})
+        out.append({"type": "content_block_stop", "index": at})
+        at += 1
     for number, (name, arguments) in enumerate(calls):
         index = at + number
         block = {"type": "tool_use", "id": f"toolu_{number}", "name": name, "input": {}}
@@ -119,14 +135,17 @@ def _anthropic(calls: list[Call], text: str, size: int) -> list[Any]:
     return out
 
 
-def _gemini(calls: list[Call], text: str, size: int) -> list[Any]:
+def _gemini(calls: list[Call], text: str, size: int, reasoning: str) -> list[Any]:
     def event(parts: list[dict[str, Any]], finish: str | None = None) -> dict[str, Any]:
         candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
         if finish:
             candidate["finishReason"] = finish
         return {"candidates": [candidate], "modelVersion": "gemini-2.5-flash"}
 
-    out: list[Any] = [event([{"text": piece}]) for piece in pieces(text, size) if piece]
+    out: list[Any] = [
+        event([{"text": piece, "thought": True}]) for piece in pieces(reasoning, size) if piece
+    ]
+    out += [event([{"text": piece}]) for piece in pieces(text, size) if piece]
     out += [
         event([{"functionCall": {"id": f"call_{n}", "name": name, "args": arguments}}])
         for n, (name, arguments) in enumerate(calls)
@@ -136,11 +155,16 @@ def _gemini(calls: list[Call], text: str, size: int) -> list[Any]:
     return [*out, last]
 
 
-def _ollama(calls: list[Call], text: str, size: int) -> list[Any]:
+def _ollama(calls: list[Call], text: str, size: int, reasoning: str) -> list[Any]:
     def line(message: dict[str, Any], **more: Any) -> dict[str, Any]:
         return {"model": "qwen3", "message": {"role": "assistant", **message}, **more}
 
-    out: list[Any] = [line({"content": piece}, done=False) for piece in pieces(text, size) if piece]
+    out: list[Any] = [
+        line({"content": "", "thinking": piece}, done=False)
+        for piece in pieces(reasoning, size)
+        if piece
+    ]
+    out += [line({"content": piece}, done=False) for piece in pieces(text, size) if piece]
     if calls:
         tool_calls = [
             {"id": f"call_{n}", "function": {"index": n, "name": name, "arguments": arguments}}

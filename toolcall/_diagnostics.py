@@ -22,6 +22,8 @@ CODES: dict[str, str] = {
     "second_generation": (
         "after the turn ended, another generation began (a body sent twice); left out"
     ),
+    "done_after_end": "after the wire's own end came chat's 'data: [DONE]', as a relay that "
+    "also serves chat completions sends it; read as the end of the body",
     "sse_comment": "the stream carried SSE comment lines (for example ': keep-alive')",
     "done_absent": "the body ended without its wire's last event ('data: [DONE]' on chat, "
     "a JSON array's closing ']')",

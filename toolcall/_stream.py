@@ -339,6 +339,7 @@ class TurnBuilder:
         reader = WIRES[wire].reader(self._assembler, self._loads, self._dumps, self._reads_utf8)
         reader.learning = self._templates
         reader.events = self._events
+        reader.done_after_end = FRAMINGS[self._framing].done_after_end
         return reader
 
     def _showed_a_stream(self) -> bool:

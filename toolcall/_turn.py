@@ -102,6 +102,9 @@ class Gathered(Protocol):
     def second_generation(self) -> str | None: ...
 
     @property
+    def relay_done(self) -> str | None: ...
+
+    @property
     def done(self) -> bool: ...
 
     @property
@@ -195,6 +198,8 @@ def end_turn(assembler: Calls, reader: Gathered, framing: Framed, watcher: Repor
         diagnostics.append(
             Diagnostic("stop_with_tool_calls", "finish_reason 'stop' with tool calls")
         )
+    if reader.relay_done is not None:
+        diagnostics.append(Diagnostic("done_after_end", reader.relay_done))
     if reader.second_generation is not None:
         diagnostics.append(Diagnostic("second_generation", reader.second_generation))
     if framing.comment_count:

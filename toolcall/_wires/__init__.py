@@ -30,11 +30,14 @@ Decoder = SSEDecoder | NDJSONDecoder | JSONArrayDecoder
 
 @dataclass(frozen=True, slots=True)
 class Framing:
-    """How a body is cut into events: the decoder, and whether an event is a whole JSON document
-    of the body itself (a line, an element), so that an error answer can look like one."""
+    """How a body is cut into events: the decoder, whether an event is a whole JSON document
+    of the body itself (a line, an element), so that an error answer can look like one, and
+    whether a relay may end the body with chat's `[DONE]` after any wire's end (SSE only: in
+    a framing of documents, `[DONE]` is no document, and no server is known to send it)."""
 
     decoder: Callable[..., Decoder]
     documents: bool
+    done_after_end: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +49,7 @@ class Wire:
 
 
 FRAMINGS: dict[str, Framing] = {
-    "sse": Framing(SSEDecoder, documents=False),
+    "sse": Framing(SSEDecoder, documents=False, done_after_end=True),
     "ndjson": Framing(NDJSONDecoder, documents=True),
     "json-array": Framing(JSONArrayDecoder, documents=True),
 }
@@ -82,7 +85,8 @@ def check_wire(wire: object) -> str:
 def framing_of(wire: str, head: bytes | bytearray, since: int = 0) -> str | None:
     """The framing of a body that begins with `head`, read as `wire` ("auto" for any); None
     while `head` holds nothing but whitespace (after a byte-order mark). `head[:since]` is known
-    to hold nothing else, and is not scanned again.
+    to hold nothing else, and is not scanned again, unless it was the start of a mark: the
+    body's framing is then told from its first byte, as when it came whole.
 
     `{` begins a line of newline-delimited JSON, `[` a JSON array; anything else is an SSE
     field. A wire not sent in the framing the body shows is read in its own first framing, and
@@ -90,6 +94,8 @@ def framing_of(wire: str, head: bytes | bytearray, since: int = 0) -> str | None
     """
     if len(head) < len(_BOM) and _BOM.startswith(head):
         return None  # perhaps a byte-order mark still arriving
+    if since < len(_BOM) and _BOM.startswith(head[:since]):
+        since = 0  # what was held was the start of a byte-order mark, and may not be one
     found = _NOT_WHITESPACE.search(head, max(since, len(_BOM) if head.startswith(_BOM) else 0))
     if found is None:
         return None

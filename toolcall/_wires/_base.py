@@ -41,6 +41,9 @@ class _ServerCall:
         self.parts: list[str] = []
         self.result: dict[str, Any] | None = None
 
+#: Chat's last event, which a relay that also serves chat completions sends after any wire's end.
+RELAY_END = "[DONE]"
+
 
 class WireReader:
     """Base of every wire's reader (chat completions included).
@@ -53,7 +56,9 @@ class WireReader:
     What ends a turn ends it on every wire: once the wire's end has come (`end_turn`), an event
     that would add to the turn (`adds_to_turn`) begins a second generation (a relay that sent
     the whole answer twice); it and everything after it are left out, and `second_generation`
-    says where it began.
+    says where it began. One `[DONE]` after the end, where the framing lets a relay send it
+    (`done_after_end`), ends the body as chat's does; events after it are read as any after
+    the end.
     """
 
     wire: ClassVar[str]
@@ -81,6 +86,11 @@ class WireReader:
         self.second_generation: str | None = None
         #: What ended the turn, once it has ended (see `end_turn`).
         self.ended: str | None = None
+        #: Whether the framing lets a relay end the body with `[DONE]` (SSE does); set by the
+        #: builder from the framing (`_wires.Framing`).
+        self.done_after_end = False
+        #: Where a relay's `[DONE]` came after the end, in words, for the diagnostic.
+        self.relay_done: str | None = None
         self.usage: dict[str, Any] | None = None
         self.content = TextRuns()
         self.reasoning = TextRuns()
@@ -122,6 +132,8 @@ class WireReader:
                     f"{self.wire} event {self.chunks} cannot be read: {exc}"
                 ) from None
             except ValueError as exc:
+                if self._relay_ends(text):
+                    continue
                 raise StreamError(
                     f"{self.wire} event {self.chunks} is not valid JSON: {exc}"
                 ) from None
@@ -135,6 +147,26 @@ class WireReader:
                 else:
                     template.sink = partial(self.assembler.extend, call)
             self._template = template
+
+    def _relay_ends(self, text: str) -> bool:
+        """Whether `text`, which is not JSON, is the `[DONE]` a relay serving this wire beside
+        chat completions sends after the wire's own end (OpenRouter on Anthropic Messages and
+        Responses): kept for the `done_after_end` diagnostic. Looked at only once an event has
+        failed to decode: the events that decode pay nothing for it. Before the end, a second
+        time, or in a framing of JSON documents, it is what it always was: not JSON."""
+        if (
+            text != RELAY_END
+            or not self.done_after_end
+            or self.ended is None
+            or self.relay_done is not None
+        ):
+            return False
+        self.relay_done = (
+            f"{self.wire} event {self.chunks}: {RELAY_END} after the turn ended at "
+            f"{self.ended}, as a relay that also serves chat completions ends a stream"
+        )
+        self._template = None
+        return True
 
     def _take_decoded(self, event: object) -> bool:
         """Read one decoded event, whatever it was decoded from; False when it was left out,

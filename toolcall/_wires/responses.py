@@ -157,6 +157,13 @@ class ResponsesReader(WireReader):
                 if text.source == ("text", part):
                     return  # found, written as the stdlib writes it, to be what streamed
                 text = event["text"] = self._resolved(text)
+            if text is None:
+                return  # nothing repeated, as with arguments: nothing to take or check
+            if type(text) is not str:
+                raise StreamError(
+                    f"responses event {self.chunks}: the whole text {kind} repeated is not "
+                    f"text: {shown(text)}"
+                )
             if not pieces:  # no text came before: the repetition is the text
                 self.text(text, reasoning=_TEXT_DONE[kind])
                 pieces = self._streamed[part] = TextRuns()
