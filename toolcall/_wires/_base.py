@@ -41,6 +41,7 @@ class _ServerCall:
         self.parts: list[str] = []
         self.result: dict[str, Any] | None = None
 
+
 #: Chat's last event, which a relay that also serves chat completions sends after any wire's end.
 RELAY_END = "[DONE]"
 
