@@ -202,74 +202,10 @@ def load_suite(root: Path, providers_text: str | None = None) -> Suite:
     would write; `load_routes` takes the same for routes.yaml)."""
     scenarios_doc = _load(root / "scenarios.yaml", "scenarios.schema.json")
     providers_doc = _load(root / "providers.yaml", "providers.schema.json", providers_text)
-    scenarios = {
-        name: Scenario(
-            name=name,
-            description=raw["description"],
-            request=raw["request"],
-            expect=raw["expect"],
-            reply=raw["reply"],
-        )
-        for name, raw in scenarios_doc["scenarios"].items()
+    scenarios = _scenarios(scenarios_doc["scenarios"])
+    providers = {
+        key: _provider(key, raw, scenarios) for key, raw in providers_doc["providers"].items()
     }
-    for name, scenario in scenarios.items():
-        _check_schema(scenario.expect, f"scenarios.yaml: scenarios.{name}.expect")
-    providers = {}
-    for key, raw in providers_doc["providers"].items():
-        declared = raw["scenarios"]
-        unknown = sorted(set(declared) - set(scenarios))
-        if unknown:
-            raise ProfileError(
-                f"providers.yaml: providers.{key}.scenarios: unknown scenario(s) {unknown}; "
-                f"scenarios.yaml defines {sorted(scenarios)}"
-            )
-        missing = [name for name in scenarios if name not in declared]
-        if missing:
-            raise ProfileError(
-                f"providers.yaml: providers.{key}.scenarios: no entry for {missing}; give each "
-                "scenario a provenance, or `not_applicable` with the reason"
-            )
-        cells = {}
-        for name in scenarios:
-            entry = declared[name]
-            kind = entry.get("provenance", {}).get("kind")
-            if kind == "synthesized" and "synthesis" not in raw:
-                raise ProfileError(
-                    f"providers.yaml: providers.{key}.scenarios.{name}: provenance says "
-                    f"synthesized, but providers.{key} has no `synthesis` block to render it "
-                    f"from; record it (make record PROVIDER={key} SCENARIO={name} ACCEPT=1) or "
-                    "mark it `not_applicable` with the reason"
-                )
-            cells[name] = Cell(
-                provider=key,
-                scenario=name,
-                not_applicable=entry.get("not_applicable"),
-                model=entry.get("model", raw["model"]),
-                request_extra={**raw.get("request_extra", {}), **entry.get("request_extra", {})},
-                quirks={**_values(raw["quirks"]), **_values(entry.get("quirks", {}))},
-                provenance=entry.get("provenance", {}),
-            )
-        providers[key] = Provider(
-            key=key,
-            name=raw["name"],
-            base_url=raw["base_url"].rstrip("/"),
-            key_env=raw["key_env"],
-            model=raw["model"],
-            request_extra=raw.get("request_extra", {}),
-            evidence=raw["evidence"],
-            quirks=_values(raw["quirks"]),
-            synthesis=raw.get("synthesis", {}),
-            cells=cells,
-            quirk_evidence=raw["quirks"],
-            waivers={
-                (waiver["recording"], quirk): waiver["reason"]
-                for waiver in raw.get("waivers", [])
-                for quirk in [
-                    *waiver.get("quirks", []),
-                    *([STRUCTURE] if "structure" in waiver else []),
-                ]
-            },
-        )
     for route in (routes := load_routes(root)).values():
         strangers = sorted(set(route.changes) - set(providers))
         if strangers:
@@ -289,6 +225,82 @@ def load_suite(root: Path, providers_text: str | None = None) -> Suite:
         providers=providers,
         routes=routes,
         wire_offers=tuple(offers),
+    )
+
+
+def _scenarios(declared: dict[str, Any]) -> dict[str, Scenario]:
+    """scenarios.yaml's scenarios, each expected-output schema checked to be one."""
+    scenarios = {
+        name: Scenario(
+            name=name,
+            description=raw["description"],
+            request=raw["request"],
+            expect=raw["expect"],
+            reply=raw["reply"],
+        )
+        for name, raw in declared.items()
+    }
+    for name, scenario in scenarios.items():
+        _check_schema(scenario.expect, f"scenarios.yaml: scenarios.{name}.expect")
+    return scenarios
+
+
+def _provider(key: str, raw: dict[str, Any], scenarios: dict[str, Scenario]) -> Provider:
+    """One profile of providers.yaml, with a cell for every scenario."""
+    declared = raw["scenarios"]
+    unknown = sorted(set(declared) - set(scenarios))
+    if unknown:
+        raise ProfileError(
+            f"providers.yaml: providers.{key}.scenarios: unknown scenario(s) {unknown}; "
+            f"scenarios.yaml defines {sorted(scenarios)}"
+        )
+    missing = [name for name in scenarios if name not in declared]
+    if missing:
+        raise ProfileError(
+            f"providers.yaml: providers.{key}.scenarios: no entry for {missing}; give each "
+            "scenario a provenance, or `not_applicable` with the reason"
+        )
+    return Provider(
+        key=key,
+        name=raw["name"],
+        base_url=raw["base_url"].rstrip("/"),
+        key_env=raw["key_env"],
+        model=raw["model"],
+        request_extra=raw.get("request_extra", {}),
+        evidence=raw["evidence"],
+        quirks=_values(raw["quirks"]),
+        synthesis=raw.get("synthesis", {}),
+        cells={name: _cell(key, raw, name, declared[name]) for name in scenarios},
+        quirk_evidence=raw["quirks"],
+        waivers={
+            (waiver["recording"], quirk): waiver["reason"]
+            for waiver in raw.get("waivers", [])
+            for quirk in [
+                *waiver.get("quirks", []),
+                *([STRUCTURE] if "structure" in waiver else []),
+            ]
+        },
+    )
+
+
+def _cell(key: str, raw: dict[str, Any], name: str, entry: dict[str, Any]) -> Cell:
+    """The provider `key`'s cell of scenario `name`: its entry over the profile's defaults."""
+    kind = entry.get("provenance", {}).get("kind")
+    if kind == "synthesized" and "synthesis" not in raw:
+        raise ProfileError(
+            f"providers.yaml: providers.{key}.scenarios.{name}: provenance says "
+            f"synthesized, but providers.{key} has no `synthesis` block to render it "
+            f"from; record it (make record PROVIDER={key} SCENARIO={name} ACCEPT=1) or "
+            "mark it `not_applicable` with the reason"
+        )
+    return Cell(
+        provider=key,
+        scenario=name,
+        not_applicable=entry.get("not_applicable"),
+        model=entry.get("model", raw["model"]),
+        request_extra={**raw.get("request_extra", {}), **entry.get("request_extra", {})},
+        quirks={**_values(raw["quirks"]), **_values(entry.get("quirks", {}))},
+        provenance=entry.get("provenance", {}),
     )
 
 

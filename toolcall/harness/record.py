@@ -171,27 +171,11 @@ def _usable(provider: Provider, found: tuple[str, str] | None) -> tuple[str, str
 
 
 def record_cell(suite: Suite, provider: Provider, cell: Cell, options: RecordOptions) -> Recorded:
+    """Send the cell's request, check the stream is a complete turn that meets its scenario,
+    and write it as a scrubbed cassette that is read back and replayed before it replaces
+    anything; what the stream showed is compared with the profile (and the route's changes)."""
     where = f"{provider.key}/{cell.scenario}"
-    key = options.environ.get(provider.key_env, "")
-    if not key:
-        raise RecordError(f"{where}: set {provider.key_env} to record {provider.name}")
-    if not (key.isascii() and key.isprintable()):
-        raise RecordError(
-            f"{where}: {provider.key_env} holds non-ASCII or control characters, which an HTTP "
-            "header cannot carry; a key is plain ASCII (a stray quote or space from a paste?)"
-        )
-    for name, value in options.headers:
-        if not _TOKEN.fullmatch(name) or not (value.isascii() and value.isprintable()):
-            shown = repr(name) if _TOKEN.fullmatch(name) else "whose name"
-            raise RecordError(
-                f"{where}: the header {shown} holds non-ASCII or control characters, which an "
-                "HTTP header cannot carry (its value is not shown: it may be a key)"
-            )
-    keys = [
-        key,
-        *(value for _name, value in options.headers),
-        *secrets.key_values([p.key_env for p in suite.providers.values()], options.environ),
-    ]
+    keys = _keys(suite, provider, options, where)
     route, base, _source = route_for(suite, provider, options)
     where = f"{provider.key}@{route.key}/{cell.scenario}" if route.key != DIRECT else where
     request_body = suite.request_body(provider, cell)
@@ -199,21 +183,7 @@ def record_cell(suite: Suite, provider: Provider, cell: Cell, options: RecordOpt
         request_body["model"] = options.model
     status, reason, headers, body = _post(where, scrub.chat_url(base), keys, request_body, options)
     text = _decode(where, body)
-    try:
-        turn = toolcall.assemble(body)
-    except toolcall.ToolCallError as exc:
-        detail = scrub.printable(str(exc), keys)
-        raise RecordError(
-            f"{where}: the stream is not a complete turn, nothing written: {detail}"
-        ) from None
-    wrong = check_turn(suite, cell, turn)
-    if wrong:
-        lines = "\n  ".join(scrub.printable(f.line(), keys) for f in wrong)
-        raise RecordError(
-            f"{where}: the turn does not meet scenarios.{cell.scenario}.expect, nothing written "
-            f"(a scenario the model or server cannot do is `not_applicable` with the reason):\n  "
-            + lines
-        )
+    _check_stream(suite, cell, body, keys, where)
     wrong_model = model_problem(body, str(request_body["model"]), cell.model)
     if wrong_model is not None and options.accept:
         raise RecordError(f"{where}: {scrub.printable(wrong_model, keys)}; nothing written")
@@ -257,6 +227,51 @@ def record_cell(suite: Suite, provider: Provider, cell: Cell, options: RecordOpt
     return Recorded(
         provider.key, cell.scenario, path, len(body), drift, seen, ids, route.key, wrong_model
     )
+
+
+def _keys(suite: Suite, provider: Provider, options: RecordOptions, where: str) -> list[str]:
+    """Every secret the run must never write or print: the provider's key (refused when unset
+    or not fit for a header), the extra headers' values, and every key variable set."""
+    key = options.environ.get(provider.key_env, "")
+    if not key:
+        raise RecordError(f"{where}: set {provider.key_env} to record {provider.name}")
+    if not (key.isascii() and key.isprintable()):
+        raise RecordError(
+            f"{where}: {provider.key_env} holds non-ASCII or control characters, which an HTTP "
+            "header cannot carry; a key is plain ASCII (a stray quote or space from a paste?)"
+        )
+    for name, value in options.headers:
+        if not _TOKEN.fullmatch(name) or not (value.isascii() and value.isprintable()):
+            shown = repr(name) if _TOKEN.fullmatch(name) else "whose name"
+            raise RecordError(
+                f"{where}: the header {shown} holds non-ASCII or control characters, which an "
+                "HTTP header cannot carry (its value is not shown: it may be a key)"
+            )
+    return [
+        key,
+        *(value for _name, value in options.headers),
+        *secrets.key_values([p.key_env for p in suite.providers.values()], options.environ),
+    ]
+
+
+def _check_stream(suite: Suite, cell: Cell, body: bytes, keys: list[str], where: str) -> None:
+    """Refuse a stream that is not one complete turn, or whose turn does not meet the
+    scenario's expectation: nothing is written then."""
+    try:
+        turn = toolcall.assemble(body)
+    except toolcall.ToolCallError as exc:
+        detail = scrub.printable(str(exc), keys)
+        raise RecordError(
+            f"{where}: the stream is not a complete turn, nothing written: {detail}"
+        ) from None
+    wrong = check_turn(suite, cell, turn)
+    if wrong:
+        lines = "\n  ".join(scrub.printable(f.line(), keys) for f in wrong)
+        raise RecordError(
+            f"{where}: the turn does not meet scenarios.{cell.scenario}.expect, nothing written "
+            f"(a scenario the model or server cannot do is `not_applicable` with the reason):\n  "
+            + lines
+        )
 
 
 def model_problem(body: bytes, requested: str, declared: str) -> str | None:

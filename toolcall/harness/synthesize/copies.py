@@ -294,89 +294,105 @@ def _responses(
     rng: random.Random,
 ) -> list[dict[str, Any]]:
     """Responses: created, in_progress, one output item per piece of the reply, completed."""
-    ids = _Ids(shape, rng, templates.where)
-    out: list[dict[str, Any]] = []
+    writer = _ResponsesWriter(templates, shape, rng)
     created_at = 1788134400 + rng.randrange(7 * 24 * 3600)
-
-    def emit(event: dict[str, Any]) -> dict[str, Any]:
-        event["sequence_number"] = len(out)
-        if "obfuscation" in event:
-            event["obfuscation"] = generate("{alnum:3}", rng, {}, templates.where)
-        out.append(event)
-        return event
-
     envelope = templates("response.created")["response"]
-    envelope.update(id=ids("response"), created_at=created_at, model=model, output=[])
+    envelope.update(id=writer.ids("response"), created_at=created_at, model=model, output=[])
     for kind in ("response.created", "response.in_progress"):
         event = templates(kind)
         event["response"] = copy.deepcopy(envelope)
-        emit(event)
-    items: list[dict[str, Any]] = []
-
-    def text_item(item_type: str, part_type: str, delta_kind: str, text: str) -> None:
-        index = len(items)
-        item_id = ids("item", kind=_ITEM_PREFIX[item_type])
-        added = templates(f"response.output_item.added/{item_type}")
-        added["item"].update(id=item_id, content=[])
-        added["output_index"] = index
-        emit(added)
-        part_added = templates(f"response.content_part.added/{part_type}")
-        part_added.update(item_id=item_id, output_index=index)
-        emit(part_added)
-        for piece in cut(text, shape.fragment):
-            delta = templates(delta_kind)
-            delta.update(item_id=item_id, output_index=index, delta=piece)
-            emit(delta)
-        done = templates(delta_kind.replace(".delta", ".done"))
-        done.update(item_id=item_id, output_index=index, text=text)
-        emit(done)
-        part_done = templates(f"response.content_part.done/{part_type}")
-        part_done.update(item_id=item_id, output_index=index)
-        part_done["part"]["text"] = text
-        emit(part_done)
-        item_done = templates(f"response.output_item.done/{item_type}")
-        item_done["item"].update(id=item_id, content=[copy.deepcopy(part_done["part"])])
-        item_done["output_index"] = index
-        emit(item_done)
-        items.append(item_done["item"])
-
+        writer.emit(event)
     if reply.get("reasoning"):
-        text_item(
+        writer.text_item(
             "reasoning", "reasoning_text", "response.reasoning_text.delta", str(reply["reasoning"])
         )
     if reply.get("content"):
-        text_item("message", "output_text", "response.output_text.delta", str(reply["content"]))
+        writer.text_item(
+            "message", "output_text", "response.output_text.delta", str(reply["content"])
+        )
     for n, call in enumerate(reply.get("calls") or []):
-        index = len(items)
-        item_id = ids("item", kind=_ITEM_PREFIX["function_call"])
-        call_id = ids("call", index=n)
+        writer.call_item(n, call)
+    completed = templates("response.completed")
+    response = completed["response"]
+    response.update(id=envelope["id"], created_at=created_at, model=model, output=writer.items)
+    if "completed_at" in response:
+        response["completed_at"] = created_at + 1
+    response["usage"] = _count(response.get("usage"), _usage_numbers(request, reply))
+    writer.emit(completed)
+    return writer.out
+
+
+class _ResponsesWriter:
+    """The events of one Responses stream as they are written: each numbered in turn, with a
+    fresh `obfuscation` where its template has one, and the finished items for `completed`."""
+
+    def __init__(self, templates: _Templates, shape: Shape, rng: random.Random) -> None:
+        self.templates = templates
+        self.shape = shape
+        self.rng = rng
+        self.ids = _Ids(shape, rng, templates.where)
+        self.out: list[dict[str, Any]] = []
+        self.items: list[dict[str, Any]] = []
+
+    def emit(self, event: dict[str, Any]) -> dict[str, Any]:
+        event["sequence_number"] = len(self.out)
+        if "obfuscation" in event:
+            event["obfuscation"] = generate("{alnum:3}", self.rng, {}, self.templates.where)
+        self.out.append(event)
+        return event
+
+    def text_item(self, item_type: str, part_type: str, delta_kind: str, text: str) -> None:
+        """A message or reasoning item: added, its part, the text in pieces, then done."""
+        templates, index = self.templates, len(self.items)
+        item_id = self.ids("item", kind=_ITEM_PREFIX[item_type])
+        added = templates(f"response.output_item.added/{item_type}")
+        added["item"].update(id=item_id, content=[])
+        added["output_index"] = index
+        self.emit(added)
+        part_added = templates(f"response.content_part.added/{part_type}")
+        part_added.update(item_id=item_id, output_index=index)
+        self.emit(part_added)
+        for piece in cut(text, self.shape.fragment):
+            delta = templates(delta_kind)
+            delta.update(item_id=item_id, output_index=index, delta=piece)
+            self.emit(delta)
+        done = templates(delta_kind.replace(".delta", ".done"))
+        done.update(item_id=item_id, output_index=index, text=text)
+        self.emit(done)
+        part_done = templates(f"response.content_part.done/{part_type}")
+        part_done.update(item_id=item_id, output_index=index)
+        part_done["part"]["text"] = text
+        self.emit(part_done)
+        item_done = templates(f"response.output_item.done/{item_type}")
+        item_done["item"].update(id=item_id, content=[copy.deepcopy(part_done["part"])])
+        item_done["output_index"] = index
+        self.emit(item_done)
+        self.items.append(item_done["item"])
+
+    def call_item(self, n: int, call: Mapping[str, Any]) -> None:
+        """A function call item: added, its arguments in pieces, then done."""
+        templates, index = self.templates, len(self.items)
+        item_id = self.ids("item", kind=_ITEM_PREFIX["function_call"])
+        call_id = self.ids("call", index=n)
         arguments = _arguments_text(call["arguments"])
         added = templates("response.output_item.added/function_call")
         added["item"].update(id=item_id, call_id=call_id, name=call["name"], arguments="")
         added["output_index"] = index
-        emit(added)
-        for piece in cut(arguments, shape.fragment):
+        self.emit(added)
+        for piece in cut(arguments, self.shape.fragment):
             delta = templates("response.function_call_arguments.delta")
             delta.update(item_id=item_id, output_index=index, delta=piece)
-            emit(delta)
+            self.emit(delta)
         done = templates("response.function_call_arguments.done")
         done.update(item_id=item_id, output_index=index, arguments=arguments)
-        emit(done)
+        self.emit(done)
         item_done = templates("response.output_item.done/function_call")
         item_done["item"].update(
             id=item_id, call_id=call_id, name=call["name"], arguments=arguments
         )
         item_done["output_index"] = index
-        emit(item_done)
-        items.append(item_done["item"])
-    completed = templates("response.completed")
-    response = completed["response"]
-    response.update(id=envelope["id"], created_at=created_at, model=model, output=items)
-    if "completed_at" in response:
-        response["completed_at"] = created_at + 1
-    response["usage"] = _count(response.get("usage"), _usage_numbers(request, reply))
-    emit(completed)
-    return out
+        self.emit(item_done)
+        self.items.append(item_done["item"])
 
 
 def _anthropic(
