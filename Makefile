@@ -43,7 +43,7 @@ test: lint typecheck $(JS_STAMP)
 
 ## check: make test, then the slow end-to-end tests (whole runs); what CI runs
 check: test
-	$(BIN)/python -m pytest -q -m slow
+	$(BIN)/python -m pytest -q -m slow $(PYTEST_WORKERS)
 
 ## conformance: replay every cassette offline; matrix on screen, JUnit + Markdown in reports/
 conformance: $(STAMP)

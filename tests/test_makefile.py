@@ -186,3 +186,13 @@ def test_make_test_spreads_the_suite_unless_told_not_to() -> None:
     assert " -n " not in serial and '-m "not slow"' in serial
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "(`PYTEST_WORKERS=` runs it in one process)" in readme
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_check_spreads_its_slow_run_as_make_test_does() -> None:
+    """Every recording at every split point is minutes of one core (tests/test_split_points.py):
+    the slow run takes the same workers as `make test`."""
+    (slow,) = [x for x in dry_run("check") if "-m slow" in x]
+    assert " -n auto " in slow + " "
+    (serial,) = [x for x in dry_run("check", "PYTEST_WORKERS=") if "-m slow" in x]
+    assert " -n " not in serial
