@@ -15,6 +15,8 @@ from typing import Any, Protocol
 
 from ._diagnostics import Diagnostic
 from ._errors import StreamError, TruncatedError
+from ._finish import CALLS_CLAIMED
+from ._markup import markup_in, name_flaw
 from ._runs import TextRuns
 from ._types import ToolCall
 from ._validation import parse_arguments
@@ -52,6 +54,30 @@ class Turn:
             "diagnostics": [d.to_dict() for d in self.diagnostics],
             **({} if self.extra_content is None else {"extra_content": self.extra_content}),
         }
+
+
+class UnsoundTurnError(StreamError):
+    """The body ended well, but what the turn says and what it holds disagree: its finish reason
+    says the model ended it to have tools run, and it holds no call (vllm-project/vllm#44326),
+    or a call's name holds a template's markup, whitespace or a control character, and so names
+    no tool (vllm-project/vllm#32587). A caller would run nothing, or not what the model meant.
+
+    `turn` is the turn as received, its diagnostics included (markup left in the text says where
+    a lost call went), for a caller who logs it, shows its text or retries. It is defined here,
+    beside `Turn`, because it carries one.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        turn: Turn,
+        index: int | None = None,
+        call_id: str | None = None,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(message, index=index, call_id=call_id, name=name)
+        self.turn = turn
 
 
 class Calls(Protocol):
@@ -169,6 +195,25 @@ def end_turn(assembler: Calls, reader: Gathered, framing: Framed, watcher: Repor
         diagnostics.append(
             Diagnostic("stop_with_tool_calls", "finish_reason 'stop' with tool calls")
         )
+    _note_stream(diagnostics, reader, framing)
+    content, reasoning = reader.content.joined(), reader.reasoning.joined()
+    diagnostics += _markup_found("content", content) + _markup_found("reasoning", reasoning)
+    turn = Turn(
+        tool_calls=tuple(calls),
+        arguments=arguments,
+        finish_reason=finish_reason,
+        usage=reader.usage,
+        content=content,
+        reasoning=reasoning,
+        diagnostics=tuple(diagnostics),
+        extra_content=reader.extra_content,
+    )
+    _check_sound(turn)
+    return turn
+
+
+def _note_stream(diagnostics: list[Diagnostic], reader: Gathered, framing: Framed) -> None:
+    """What the body did around the turn: a second generation, comments, a missing end."""
     if reader.second_generation is not None:
         diagnostics.append(Diagnostic("second_generation", reader.second_generation))
     if framing.comment_count:
@@ -183,16 +228,35 @@ def end_turn(assembler: Calls, reader: Gathered, framing: Framed, watcher: Repor
         diagnostics.append(
             Diagnostic("unterminated_final_event", "no blank line after the last event")
         )
-    return Turn(
-        tool_calls=tuple(calls),
-        arguments=arguments,
-        finish_reason=finish_reason,
-        usage=reader.usage,
-        content=reader.content.joined(),
-        reasoning=reader.reasoning.joined(),
-        diagnostics=tuple(diagnostics),
-        extra_content=reader.extra_content,
-    )
+
+
+def _markup_found(where: str, text: str) -> list[Diagnostic]:
+    """A diagnostic for each format of tool-call markup `text` holds (`_markup`)."""
+    return [
+        Diagnostic(
+            "tool_call_in_text",
+            f"the {where} holds {markup.format} tool-call markup ({markup.marker!r} at "
+            f"character {at}): a call the server did not read as one, left as text",
+        )
+        for markup, at in markup_in(text)
+    ]
+
+
+def _check_sound(turn: Turn) -> None:
+    """Raise `UnsoundTurnError` where what the turn says and what it holds disagree: a turn
+    that ended to have tools run and holds none, or a call whose name is no tool's name."""
+    if turn.finish_reason in CALLS_CLAIMED and not turn.tool_calls:
+        found = [d.message for d in turn.diagnostics if d.code == "tool_call_in_text"]
+        raise UnsoundTurnError(
+            f"the turn ended with {turn.finish_reason!r}, the word for calls to run, yet holds "
+            "no tool call: the calls it ended for were lost"
+            + (f"; {found[0]}" if found else " (a server's tool-call parser dropped them?)"),
+            turn=turn,
+        )
+    for call in turn.tool_calls:
+        flaw = name_flaw(call.function.name)
+        if flaw is not None:
+            raise UnsoundTurnError(f"the call's name {flaw}", turn=turn, **_context(call))
 
 
 def _read_value(read: dict[int, dict[str, Any]], call: ToolCall) -> dict[str, Any] | None:
