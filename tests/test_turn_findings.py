@@ -361,3 +361,38 @@ def test_names_of_any_wire_s_rules_are_accepted(wire: str) -> None:
 def test_the_code_is_documented() -> None:
     assert "tool_call_in_text" in toolcall.DIAGNOSTIC_CODES
     assert json.dumps(toolcall.DIAGNOSTIC_CODES)
+
+
+# -- the suite's judgement -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("family", ["Hermes/Qwen", "DeepSeek"])
+def test_the_suite_finds_markup_left_in_a_cell_s_text(family: str) -> None:
+    from pathlib import Path
+
+    from toolcall.harness.checks import check_turn
+    from toolcall.harness.profiles import load_suite
+
+    suite = load_suite(Path(__file__).resolve().parents[1])
+    cell = suite.providers["openai"].cells["text_only"]
+    plain = toolcall.assemble(wire_bodies.body("chat", [], text="Paris is sunny."))
+    leaked = toolcall.assemble(wire_bodies.body("chat", [], text=LEAKS[family][1]))
+    assert [f for f in check_turn(suite, cell, plain) if f.check == "text-markup"] == []
+    (finding,) = [f for f in check_turn(suite, cell, leaked) if f.check == "text-markup"]
+    assert f"holds {family} tool-call markup" in finding.observed
+
+
+def test_the_fix_for_markup_in_a_recorded_cell_s_text_is_the_server_s() -> None:
+    from pathlib import Path
+
+    from toolcall.harness import remedy
+    from toolcall.harness.checks import Finding
+    from toolcall.harness.profiles import load_suite
+
+    suite = load_suite(Path(__file__).resolve().parents[1])
+    provider = suite.providers["openai"]
+    finding = Finding("text-markup", "$.diagnostics", "no tool-call markup in the text", "x")
+    cells = {c.provenance.get("kind"): c for c in provider.cells.values()}
+    for kind, cell in cells.items():
+        fix = remedy.for_cell(suite, provider, cell, finding)
+        assert ("tool-call parser" in fix) == (kind != "synthesized") and "make " in fix, fix
