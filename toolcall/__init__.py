@@ -34,7 +34,7 @@ from ._finish import finish_kind
 from ._partial import ArgumentsChange, PartialArguments
 from ._sse import SSEDecoder
 from ._stream import TurnBuilder, aiter_events, assemble, assemble_async, iter_events
-from ._turn import Turn
+from ._turn import Turn, UnsoundTurnError
 from ._types import Delta, ServerToolCall, ToolCall, ToolCallFunction
 from ._validation import parse_arguments
 
@@ -65,6 +65,7 @@ __all__ = [
     "Turn",
     "TurnBuilder",
     "TurnDone",
+    "UnsoundTurnError",
     "UsageError",
     "aiter_events",
     "assemble",

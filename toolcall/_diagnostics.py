@@ -29,6 +29,10 @@ CODES: dict[str, str] = {
     "a JSON array's closing ']')",
     "unterminated_final_event": "the last event had no end (SSE: a blank line; NDJSON: a newline)",
     "id_repeated": "two calls the wire keeps apart carried the same id; both were kept",
+    "tool_call_in_text": (
+        "the content or reasoning holds a model family's tool-call markup (the message names "
+        "the format): a call the server did not parse, left as text and never run"
+    ),
 }
 
 

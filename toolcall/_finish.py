@@ -10,10 +10,19 @@ run" is read from the calls the turn holds, not from the word.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from ._turn import Turn
+
+class Ended(Protocol):
+    """What the reading takes from a turn (`Turn`, which the end of a turn builds from it)."""
+
+    @property
+    def finish_reason(self) -> str | None: ...
+
+    @property
+    def tool_calls(self) -> Sequence[object]: ...
+
 
 #: The words that end a turn the model finished itself, on each wire.
 _ENDED = frozenset(
@@ -25,6 +34,15 @@ _ENDED = frozenset(
         "tool_use",  # Anthropic
         "stop_sequence",  # Anthropic
         "STOP",  # Gemini
+    }
+)
+#: The words that say the model ended its turn to have tools run: a turn that holds no call
+#: under one of them lost the calls it ended for (`_turn.end_turn`). The other wires say the
+#: same word with calls or without, so they claim nothing.
+CALLS_CLAIMED = frozenset(
+    {
+        "tool_calls",  # chat completions
+        "tool_use",  # Anthropic
     }
 )
 #: The words of a turn stopped at the output token limit.
@@ -46,7 +64,7 @@ _FILTERED = frozenset(
 )
 
 
-def finish_kind(turn: Turn) -> str | None:
+def finish_kind(turn: Ended) -> str | None:
     """The turn's finish reason in chat completions' words, on every wire.
 
     `"tool_calls"` when the model ended its turn with calls to run, `"stop"` when it ended

@@ -15,6 +15,8 @@ from typing import Any, Protocol
 
 from ._diagnostics import Diagnostic
 from ._errors import StreamError, TruncatedError
+from ._finish import CALLS_CLAIMED
+from ._markup import markup_in, name_flaw
 from ._runs import TextRuns
 from ._types import CUSTOM, ServerToolCall, ToolCall
 from ._validation import parse_arguments
@@ -69,6 +71,30 @@ class Turn:
         if self.server_tool_calls:
             out["server_tool_calls"] = [call.to_dict() for call in self.server_tool_calls]
         return out
+
+
+class UnsoundTurnError(StreamError):
+    """The body ended well, but what the turn says and what it holds disagree: its finish reason
+    says the model ended it to have tools run, and it holds no call (vllm-project/vllm#44326),
+    or a call's name holds a template's markup, whitespace or a control character, and so names
+    no tool (vllm-project/vllm#32587). A caller would run nothing, or not what the model meant.
+
+    `turn` is the turn as received, its diagnostics included (markup left in the text says where
+    a lost call went), for a caller who logs it, shows its text or retries. It is defined here,
+    beside `Turn`, because it carries one.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        turn: Turn,
+        index: int | None = None,
+        call_id: str | None = None,
+        name: str | None = None,
+    ) -> None:
+        super().__init__(message, index=index, call_id=call_id, name=name)
+        self.turn = turn
 
 
 class Calls(Protocol):
@@ -198,6 +224,28 @@ def end_turn(assembler: Calls, reader: Gathered, framing: Framed, watcher: Repor
         diagnostics.append(
             Diagnostic("stop_with_tool_calls", "finish_reason 'stop' with tool calls")
         )
+    _note_stream(diagnostics, reader, framing)
+    content, reasoning = reader.content.joined(), reader.reasoning.joined()
+    diagnostics += _markup_found("content", content) + _markup_found("reasoning", reasoning)
+    turn = Turn(
+        tool_calls=tuple(calls),
+        arguments=arguments,
+        finish_reason=finish_reason,
+        usage=reader.usage,
+        content=content,
+        reasoning=reasoning,
+        diagnostics=tuple(diagnostics),
+        extra_content=reader.extra_content,
+        custom_calls=custom,
+        server_tool_calls=reader.server_tool_calls(),
+    )
+    _check_sound(turn)
+    return turn
+
+
+def _note_stream(diagnostics: list[Diagnostic], reader: Gathered, framing: Framed) -> None:
+    """What the body did around the turn: a relay's end, a second generation, comments, a
+    missing end."""
     if reader.relay_done is not None:
         diagnostics.append(Diagnostic("done_after_end", reader.relay_done))
     if reader.second_generation is not None:
@@ -214,18 +262,35 @@ def end_turn(assembler: Calls, reader: Gathered, framing: Framed, watcher: Repor
         diagnostics.append(
             Diagnostic("unterminated_final_event", "no blank line after the last event")
         )
-    return Turn(
-        tool_calls=tuple(calls),
-        arguments=arguments,
-        finish_reason=finish_reason,
-        usage=reader.usage,
-        content=reader.content.joined(),
-        reasoning=reader.reasoning.joined(),
-        diagnostics=tuple(diagnostics),
-        extra_content=reader.extra_content,
-        custom_calls=custom,
-        server_tool_calls=reader.server_tool_calls(),
-    )
+
+
+def _markup_found(where: str, text: str) -> list[Diagnostic]:
+    """A diagnostic for each format of tool-call markup `text` holds (`_markup`)."""
+    return [
+        Diagnostic(
+            "tool_call_in_text",
+            f"the {where} holds {markup.format} tool-call markup ({markup.marker!r} at "
+            f"character {at}): a call the server did not read as one, left as text",
+        )
+        for markup, at in markup_in(text)
+    ]
+
+
+def _check_sound(turn: Turn) -> None:
+    """Raise `UnsoundTurnError` where what the turn says and what it holds disagree: a turn
+    that ended to have tools run and holds none, or a call whose name is no tool's name."""
+    if turn.finish_reason in CALLS_CLAIMED and not (turn.tool_calls or turn.custom_calls):
+        found = [d.message for d in turn.diagnostics if d.code == "tool_call_in_text"]
+        raise UnsoundTurnError(
+            f"the turn ended with {turn.finish_reason!r}, the word for calls to run, yet holds "
+            "no tool call: the calls it ended for were lost"
+            + (f"; {found[0]}" if found else " (a server's tool-call parser dropped them?)"),
+            turn=turn,
+        )
+    for call in (*turn.tool_calls, *turn.custom_calls):
+        flaw = name_flaw(call.function.name)
+        if flaw is not None:
+            raise UnsoundTurnError(f"the call's name {flaw}", turn=turn, **_context(call))
 
 
 def _read_value(read: dict[int, dict[str, Any]], call: ToolCall) -> dict[str, Any] | None:

@@ -68,7 +68,8 @@ def conformance_document(turn: Turn) -> dict[str, Any]:
 def check_turn(suite: Suite, cell: Cell, turn: Turn) -> list[Finding]:
     """What a turn gets wrong against its scenario: the output schema, the scenario's `expect`
     (as `expect <path>: declared <the schema's rule>, observed <the value>`), the tools' own
-    parameter schemas, distinct ids. The recorder runs it before writing, the suite after."""
+    parameter schemas, distinct ids, tool-call markup left in the text (`tool_call_in_text`).
+    The recorder runs it before writing, the suite after."""
     found = [
         Finding("output-schema", error.json_path, "turn.schema.json", error.message)
         for error in _TURN_VALIDATOR.iter_errors(turn.to_dict())
@@ -90,6 +91,13 @@ def check_turn(suite: Suite, cell: Cell, turn: Turn) -> list[Finding]:
     ids = [call.id for call in turn.tool_calls if call.id]
     if len(ids) != len(set(ids)):
         found.append(Finding("distinct-ids", "$.tool_calls[*].id", "distinct ids", ids))
+    # A call the server left as markup in the text is one its scenario never ran, whatever
+    # the scenario expects of the text (a published recording is judged by its expectation).
+    found += [
+        Finding("text-markup", "$.diagnostics", "no tool-call markup in the text", d.message)
+        for d in turn.diagnostics
+        if d.code == "tool_call_in_text"
+    ]
     return found
 
 

@@ -57,6 +57,11 @@ def for_cell(suite: Suite, provider: Provider, cell: Cell, finding: Finding) -> 
             reply = _place(suite, "scenarios.yaml", ("scenarios", s, "reply"))
             return f"edit {reply} or {synthesis}, then run {synthesize}; or {expect}"
         return f"the model answered otherwise: run {record} again, or edit {expect}"
+    if finding.check == "text-markup":
+        if kind == "synthesized":
+            reply = _place(suite, "scenarios.yaml", ("scenarios", s, "reply"))
+            return f"the text was written with a call's markup: edit {reply}, then {synthesize}"
+        return f"the server left a call in the text (its tool-call parser): fix it, then {record}"
     if finding.check in _LIBRARY:
         made = f"rendered from {synthesis}" if kind == "synthesized" else str(kind)
         return f"a library bug, or a broken cassette: {cassette} ({made})"
