@@ -173,3 +173,31 @@ def test_the_builder_names_no_wire() -> None:
 
     assert set(WIRES) == {"chat", "responses", "anthropic", "gemini", "ollama"}
     assert not strings & set(WIRES), strings & set(WIRES)
+
+
+#: The longest a function of the package may be: one that must be scrolled to be read is cut
+#: into steps with names.
+LONGEST_FUNCTION = 80
+
+
+def long_functions(folder: Path, limit: int = LONGEST_FUNCTION) -> list[str]:
+    """Every function under `folder` longer than `limit` lines, as `path:line name (n lines)`."""
+    found = []
+    for path in sorted(folder.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                if length > limit:
+                    found.append(f"{path.name}:{node.lineno} {node.name} ({length} lines)")
+    return found
+
+
+def test_no_function_of_the_package_is_over_80_lines() -> None:
+    assert long_functions(PACKAGE) == []
+
+
+def test_the_length_check_sees_a_long_function(tmp_path: Path) -> None:
+    body = "".join(f"    x{n} = {n}\n" for n in range(LONGEST_FUNCTION))
+    (tmp_path / "long.py").write_text(f"async def long():\n{body}", encoding="utf-8")
+    (tmp_path / "short.py").write_text("def short():\n    return 1\n", encoding="utf-8")
+    assert long_functions(tmp_path) == [f"long.py:1 long ({LONGEST_FUNCTION + 1} lines)"]

@@ -148,7 +148,19 @@ class Assembler:
                 if arguments:
                     self.extend(call, arguments)
                 return call.index
+        return self._route_delta(raw_index, call_id, call_type, name, arguments, extra)
 
+    def _route_delta(
+        self,
+        raw_index: object,
+        call_id: object,
+        call_type: object,
+        name: object,
+        arguments: object,
+        extra: object,
+    ) -> int:
+        """Everything but the common case: check the fields, route the delta to its call (or
+        hold metadata that came before any call), and apply each field to it."""
         index = wire_index(raw_index)
         call_id = wire_text(call_id, "id", index)
         name = wire_text(name, "function.name", index)

@@ -358,20 +358,23 @@ class PartialArguments:
                     self._fail(pos, "expected ':' after the key", text)
                 state = _VALUE
                 pos += 1
-            elif state == _BEFORE:
-                if char != "{":
-                    self._fail(pos, "arguments must be a JSON object, starting with '{'", text)
-                stack.append(self._root)
-                state = _FIRST_KEY
+            else:  # _BEFORE or _DONE: outside the object
+                state = self._outside(state, char, pos, text)
                 pos += 1
-            else:  # _DONE
-                self._fail(
-                    pos,
-                    "two JSON values in one arguments buffer (were parallel calls merged?)",
-                    text,
-                )
             self._state = state
         self._state = state
+
+    def _outside(self, state: int, char: str, pos: int, text: str) -> int:
+        """The state after `char`, read outside the object: before it, only its opening brace
+        may come; once it closed, nothing but whitespace."""
+        if state == _DONE:
+            self._fail(
+                pos, "two JSON values in one arguments buffer (were parallel calls merged?)", text
+            )
+        if char != "{":
+            self._fail(pos, "arguments must be a JSON object, starting with '{'", text)
+        self._stack.append(self._root)
+        return _FIRST_KEY
 
     def _fail(self, pos: int, reason: str, text: str) -> NoReturn:
         at = self._offset + pos

@@ -150,30 +150,7 @@ class ResponsesReader(WireReader):
             if piece:
                 pieces.add(piece)
         elif kind in _TEXT_DONE:
-            part = (event.get("item_id"), event.get("content_index"))
-            pieces = self._streamed.get(part)
-            text = event["text"]
-            if type(text) is _Repeated:
-                if text.source == ("text", part):
-                    return  # found, written as the stdlib writes it, to be what streamed
-                text = event["text"] = self._resolved(text)
-            if text is None:
-                return  # nothing repeated, as with arguments: nothing to take or check
-            if type(text) is not str:
-                raise StreamError(
-                    f"responses event {self.chunks}: the whole text {kind} repeated is not "
-                    f"text: {shown(text)}"
-                )
-            if not pieces:  # no text came before: the repetition is the text
-                self.text(text, reasoning=_TEXT_DONE[kind])
-                pieces = self._streamed[part] = TextRuns()
-                pieces.add(text)
-            elif text != pieces.joined():
-                raise StreamError(
-                    f"responses event {self.chunks}: the whole text {kind} repeated "
-                    f"({len(str(event['text']))} characters) differs from its deltas "
-                    f"({len(pieces.joined())} characters)"
-                )
+            self._text_done(kind, event)
         elif kind == "response.output_item.added":
             item = event["item"]
             item_kind = item.get("type")
@@ -186,31 +163,9 @@ class ResponsesReader(WireReader):
         elif kind == "response.function_call_arguments.done":
             self._whole(self._number(event), event["arguments"])
         elif kind == "response.output_item.done":
-            item = event["item"]
-            item_kind = item.get("type")
-            if item_kind == "function_call":
-                number = self.call_number(item.get("id"))
-                if number is None:
-                    number = self._open(event, item)
-                self._whole(number, item.get("arguments"))
-            elif item_kind == _CUSTOM_ITEM:
-                self._custom_done(event, item.get("input"), item)
-            elif item_kind in _SERVER_ITEMS:
-                key = self._open_server(event, item)
-                member = _SERVER_ITEMS[item_kind]
-                if member:
-                    self.server_whole_input(key, item.get(member))
-                self.server_result(key, item)
+            self._item_done(event, event["item"])
         elif kind == "response.custom_tool_call_input.delta":
-            number = self._number(event)
-            if number in self._inputs_done:
-                raise StreamError(
-                    f"responses event {self.chunks}: input arrived for a custom tool call after "
-                    "its input was complete",
-                    index=number,
-                    name=self._opened_name(number),
-                )
-            self.append(number, event["delta"])
+            self._custom_input(event)
         elif kind == "response.custom_tool_call_input.done":
             self._custom_done(event, event["input"])
         elif kind in _SERVER_INPUT:
@@ -232,6 +187,64 @@ class ResponsesReader(WireReader):
             raise provider_error(response.get("error") or event)
         elif kind == "error":
             raise provider_error(event.get("error") or event)
+
+    def _text_done(self, kind: str, event: dict[str, Any]) -> None:
+        """A text part's `.done`: the whole text, which repeats its deltas (or is the text, when
+        none came)."""
+        part = (event.get("item_id"), event.get("content_index"))
+        pieces = self._streamed.get(part)
+        text = event["text"]
+        if type(text) is _Repeated:
+            if text.source == ("text", part):
+                return  # found, written as the stdlib writes it, to be what streamed
+            text = event["text"] = self._resolved(text)
+        if text is None:
+            return  # nothing repeated, as with arguments: nothing to take or check
+        if type(text) is not str:
+            raise StreamError(
+                f"responses event {self.chunks}: the whole text {kind} repeated is not "
+                f"text: {shown(text)}"
+            )
+        if not pieces:  # no text came before: the repetition is the text
+            self.text(text, reasoning=_TEXT_DONE[kind])
+            pieces = self._streamed[part] = TextRuns()
+            pieces.add(text)
+        elif text != pieces.joined():
+            raise StreamError(
+                f"responses event {self.chunks}: the whole text {kind} repeated "
+                f"({len(str(event['text']))} characters) differs from its deltas "
+                f"({len(pieces.joined())} characters)"
+            )
+
+    def _item_done(self, event: dict[str, Any], item: dict[str, Any]) -> None:
+        """A finished output item: a call's whole arguments or input, or a server tool's
+        result."""
+        item_kind = item.get("type")
+        if item_kind == "function_call":
+            number = self.call_number(item.get("id"))
+            if number is None:
+                number = self._open(event, item)
+            self._whole(number, item.get("arguments"))
+        elif item_kind == _CUSTOM_ITEM:
+            self._custom_done(event, item.get("input"), item)
+        elif item_kind in _SERVER_ITEMS:
+            key = self._open_server(event, item)
+            member = _SERVER_ITEMS[item_kind]
+            if member:
+                self.server_whole_input(key, item.get(member))
+            self.server_result(key, item)
+
+    def _custom_input(self, event: dict[str, Any]) -> None:
+        """A piece of a custom call's input, refused once its input was said to be complete."""
+        number = self._number(event)
+        if number in self._inputs_done:
+            raise StreamError(
+                f"responses event {self.chunks}: input arrived for a custom tool call after "
+                "its input was complete",
+                index=number,
+                name=self._opened_name(number),
+            )
+        self.append(number, event["delta"])
 
     def read_long(self, event: LongEvent) -> None:
         """A long event, read without making its repetition of a call's arguments text where
