@@ -51,6 +51,14 @@ ANSWERS: dict[str, tuple[int, str, bytes]] = {
     ),
     "/200": (200, "text/event-stream", STREAM),
 }
+#: Two wire cases whose turns fill the README's lines for custom calls and server tools.
+WIRE_CASES = {
+    "/responses-custom": "responses/synthesized_responses_custom_tool_call.sse",
+    "/anthropic-web-search": "anthropic/synthesized_anthropic_web_search.sse",
+}
+for _path, _case in WIRE_CASES.items():
+    _body = (ROOT / "cassettes" / "wires" / _case).read_bytes()
+    ANSWERS[_path] = (200, "text/event-stream", _body)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -217,3 +225,32 @@ def test_the_readme_examples_check_the_status(base_url: str) -> None:
     with pytest.raises(ProviderError) as info:
         exec(compile(code, "README.md", "exec"), namespace)
     assert (info.value.status, info.value.code) == (429, "rate_limit_exceeded")
+
+
+def ten_lines() -> str:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    return (
+        readme.split("## The library in ten lines", 1)[1]
+        .split("```python\n", 1)[1]
+        .split("```", 1)[0]
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "shown"),
+    [
+        ("/200", ["Hi", "[]"]),
+        ("/responses-custom", ["call_synth_1 code_exec import math"]),
+        ("/anthropic-web-search", ["[('server_tool_use', 'web_search')]", "example.com"]),
+    ],
+)
+def test_the_readme_ten_lines_print_the_turn(
+    base_url: str, path: str, shown: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The ten lines, run as printed on a sound answer, show what the turn holds: its text, a
+    custom tool's raw input and the tools the provider ran itself."""
+    namespace = {"url": base_url + path, "request": {}, "auth": {}}
+    exec(compile(ten_lines(), "README.md", "exec"), namespace)
+    printed = capsys.readouterr().out
+    for words in shown:
+        assert words in printed
