@@ -385,8 +385,7 @@ def test_the_suite_finds_markup_left_in_a_cell_s_text(family: str) -> None:
 def test_the_fix_for_markup_in_a_recorded_cell_s_text_is_the_server_s() -> None:
     from pathlib import Path
 
-    from toolcall.harness import remedy
-    from toolcall.harness.checks import Finding
+    from toolcall.harness.checks import Finding, where_to_fix
     from toolcall.harness.profiles import load_suite
 
     suite = load_suite(Path(__file__).resolve().parents[1])
@@ -394,5 +393,5 @@ def test_the_fix_for_markup_in_a_recorded_cell_s_text_is_the_server_s() -> None:
     finding = Finding("text-markup", "$.diagnostics", "no tool-call markup in the text", "x")
     cells = {c.provenance.get("kind"): c for c in provider.cells.values()}
     for kind, cell in cells.items():
-        fix = remedy.for_cell(suite, provider, cell, finding)
+        fix = where_to_fix.for_cell(suite, provider, cell, finding)
         assert ("tool-call parser" in fix) == (kind != "synthesized") and "make " in fix, fix
