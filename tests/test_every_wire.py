@@ -586,20 +586,26 @@ def test_a_slice_that_is_one_long_line_is_read_where_it_is(
 
 def test_a_slice_that_is_one_long_event_is_read_where_it_is() -> None:
     payload = b'{"text":"' + b"caf\xc3\xa9 " * 20_000 + b'"}'
-    for head in (b"", b"event: response.output_item.done\n"):
-        data = head + b"data: " + payload + b"\n\n"
-        decoder = toolcall.SSEDecoder()
-        event = decoder.take_whole(data)
-        assert event is not None and event.data is data
-        assert data[event.start : event.end] == payload
-        assert event.text() == payload.decode()
-        assert decoder.take(b"data: [DONE]\n\n") == ["[DONE]"]
+    for eol in (b"\n", b"\r\n", b"\r"):
+        for head in (b"", b"event: response.output_item.done" + eol):
+            data = head + b"data: " + payload + eol * 2
+            decoder = toolcall.SSEDecoder()
+            event = decoder.take_whole(data)
+            assert event is not None and event.data is data
+            assert data[event.start : event.end] == payload
+            assert event.offset == len(head) + 6
+            assert event.text() == payload.decode()
+            assert decoder.take(b"\n" * (eol == b"\r") + b"data: [DONE]\n\n") == ["[DONE]"]
     others = [
         b": keep-alive\n" + data,
         data + b"data: x\n\n",
-        data.replace(b"\n\n", b"\r\n\r\n"),
-        b"id: 1\n" + data,
+        data.replace(b"\r\r", b"\r\n\r\n"),
+        data.replace(b"\r\r", b"\n\r\n"),
+        data.replace(b"\r\r", b"\r\n\n"),
+        data.replace(b"\r\r", b"\n\n"),
+        b"id: 1\r" + data,
         data[:-1],
+        data[:99] + b"\n" + data[99:],
     ]
     for other in others:
         assert toolcall.SSEDecoder().take_whole(other) is None
