@@ -361,7 +361,9 @@ class SSEDecoder:
                 text = text[1:]
         if "\r" in text:
             self._cr = text[-1] == "\r"
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
+            text = text.replace("\r\n", "\n")
+            if "\r" in text:  # a lone `\r`, rare: looked for first, as a replace copies the text
+                text = text.replace("\r", "\n")
         buf = self._buf
         # Everything up to the last blank line is complete: the blank line is the last `\n\n` of
         # the new text, or a leading `\n` that completes a blank line begun by the held text.
@@ -550,25 +552,26 @@ class SSEDecoder:
 
 def _one_event_cr(data: bytes) -> tuple[int, int] | None:
     """`SSEDecoder._one_event` for a slice whose line ends are all `\r\n` (Google's) or all
-    `\r`: where its payload begins and ends, if no `\r` or `\n` is in it but its lines' ends."""
+    `\r`: where its payload begins and ends, if no `\r` or `\n` is in it but its lines' ends.
+    Two finds run through the payload, as for `\n`: a line ends at each `\r`, and each `\n`
+    must follow one (`\r\n`) or none may be (`\r`)."""
     if data.endswith(b"\r\n\r\n"):
-        eol = b"\r\n"
+        size = 2
     elif data.endswith(b"\r\r"):
-        eol = b"\r"
+        size = 1
     else:
         return None
-    end = len(data) - 2 * len(eol)
-    line = data.find(eol)
-    start = 0 if line == end else line + len(eol)
-    if not data.startswith(b"data: ", start) or (start and not data.startswith(b"event:")):
+    end = len(data) - 2 * size
+    line = data.find(b"\r")
+    start = 0 if line == end else line + size
+    if size == 2:
+        lines = data.find(b"\n") == line + 1 and (not start or data.find(b"\n", start) == end + 1)
+    else:
+        lines = data.find(b"\n") < 0
+    if not (lines and data.startswith(b"data: ", start)):
         return None
-    for byte in b"\r\n":
-        at = eol.find(byte)
-        if at < 0:
-            if data.find(byte) >= 0:
-                return None
-        elif data.find(byte, start) != end + at or (start and data.find(byte) != line + at):
-            return None
+    if start and not (data.startswith(b"event:") and data.find(b"\r", start) == end):
+        return None
     return start + 6, end
 
 
