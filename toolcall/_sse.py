@@ -74,7 +74,6 @@ class SSEDecoder:
         "_decode",
         "_held",
         "_last",
-        "_last_end",
         "_limit",
         "_offset",
         "_raw",
@@ -124,10 +123,9 @@ class SSEDecoder:
         # follow is in `_cr`): the next slice starts a new event, so one that is exactly one
         # `data: ` line can skip the general path.
         self._at_boundary = True
-        # The last slice, when it was one event taken by the fast path, and where its payload
-        # ends: its envelope, for the builder's shortcut (`envelope`).
+        # The last slice, when it was one event taken by the fast path: its envelope, for the
+        # builder's shortcut (`envelope`).
         self._last: bytes | None = None
-        self._last_end = 0
         self.comments: list[str] = []
         self.comment_count = 0
         self.error: StreamError | None = None
@@ -157,16 +155,27 @@ class SSEDecoder:
             if taken is not None:
                 return taken
         else:
-            cut = self._one_event(data)
-            if cut is not None:
+            start = self._one_event(data)
+            if start is not None:
                 # Cut at ASCII, the pieces are UTF-8 exactly when the whole is; only the payload
                 # is made text, rather than the whole slice and then a copy of most of it.
                 try:
-                    payload = data[cut[0] : cut[1]].decode()
+                    payload = data[start + 6 : -2].decode()
                 except UnicodeDecodeError:
                     pass  # the general path reports it, with its offset
                 else:
-                    self._took(data, cut[1])
+                    self._offset += len(data)
+                    self._started = True
+                    self._last = data
+                    self._cr = False
+                    return [payload]
+            elif (cut := self._one_event_cr(data)) is not None:
+                try:
+                    payload = data[cut[0] : cut[1]].decode()
+                except UnicodeDecodeError:
+                    pass
+                else:
+                    self._took(data)
                     return [payload]
         self._at_boundary = False
         self._last = None
@@ -185,42 +194,51 @@ class SSEDecoder:
         slice, which `take` reads."""
         if self._raw is not None or self.error is not None:
             return None
-        cut = self._one_event(data)
+        start = self._one_event(data)
+        cut = (start + 6, len(data) - 2) if start is not None else self._one_event_cr(data)
         if cut is None:
             return None
         event = LongEvent(data, cut[0], cut[1], self._offset + cut[0])
-        self._took(data, cut[1])
+        self._took(data)
         return event
 
-    def _took(self, data: bytes, end: int) -> None:
-        """`data`, one event whose payload ends at `end`, was taken by a fast path."""
+    def _took(self, data: bytes) -> None:
+        """`data`, one event, was taken by a fast path (`take` inlines this for `\\n`)."""
         self._offset += len(data)
         self._started = True
         self._last = data
-        self._last_end = end
         self._cr = data[-1] == 0x0D  # a `\n` opening the next slice is then this `\r`'s
 
-    def _one_event(self, data: bytes) -> tuple[int, int] | None:
-        """Where the payload begins and ends in a slice that is one event of one `data: ` line
-        (after one `event:` line or not), its line ends all `\\n`, all `\\r\\n` or all `\\r`,
-        with nothing held before it, within the size limit; None for any other. Bytes' `in` and
-        `count` cost several times str's, so these are finds that stop at the first line ends
-        (early in a larger slice)."""
-        if not self._at_boundary or len(data) > self._limit:
+    def _one_event(self, data: bytes) -> int | None:
+        """Where the `data: ` line begins in a slice that is one event of that one line (after
+        one `event:` line or not), its line ends `\\n`, with nothing held before it, within the
+        size limit; None for any other (`_one_event_cr` reads those of `\\r\\n` and `\\r`).
+        Bytes' `in` and `count` cost several times str's, so these are finds that stop at the
+        first line ends (early in a larger slice)."""
+        if not self._at_boundary or data[-1:] != b"\n" or len(data) > self._limit:
             return None
         end = len(data) - 2
-        if data[end:] != b"\n\n":
-            cut = _one_event_cr(data)
-        else:
-            line = data.find(b"\n")
-            start = 0 if line == end else line + 1
-            if not (
-                (start == 0 or (data.startswith(b"event:") and data.find(b"\n", start) == end))
-                and data.find(b"\r") < 0
-                and data.startswith(b"data: ", start)
-            ):
-                return None
-            cut = start + 6, end
+        line = data.find(b"\n")
+        start = 0 if line == end else line + 1
+        if not (
+            (start == 0 or (data.startswith(b"event:") and data.find(b"\n", start) == end))
+            and data.find(b"\r") < 0
+            and data.startswith(b"data: ", start)
+        ):
+            return None
+        if start:
+            try:
+                data[:start].decode()
+            except UnicodeDecodeError:
+                return None  # the general path reports it, with its offset
+        return start
+
+    def _one_event_cr(self, data: bytes) -> tuple[int, int] | None:
+        """`_one_event` for a slice whose line ends are all `\\r\\n` (Google's) or all `\\r`:
+        where its payload begins and ends."""
+        if not self._at_boundary or len(data) > self._limit:
+            return None
+        cut = _cr_event(data)
         if cut is not None and cut[0] > 6:
             try:
                 data[: cut[0] - 6].decode()
@@ -331,10 +349,10 @@ class SSEDecoder:
         last = self._last
         if last is None or not self._at_boundary or self.error is not None:
             return None
-        # The fast path took it: a `data: ` line, after one `event:` line or not, its payload
-        # ending where its line ends begin.
-        end = self._last_end
-        eol = last[end : end + (len(last) - end) // 2]
+        # The fast path took it: a `data: ` line, after one `event:` line or not, and its blank
+        # line, their line ends all one of the three.
+        eol = b"\n" if last[-2:] == b"\n\n" else b"\r\n" if last[-2:] == b"\r\n" else b"\r"
+        end = len(last) - 2 * len(eol)
         line = last.find(eol)
         start = 0 if line == end else line + len(eol)
         return last[: start + 6], last[end:]
@@ -550,9 +568,9 @@ class SSEDecoder:
         return self._offset - (len(exc.object) - len(data)) + exc.start
 
 
-def _one_event_cr(data: bytes) -> tuple[int, int] | None:
-    """`SSEDecoder._one_event` for a slice whose line ends are all `\r\n` (Google's) or all
-    `\r`: where its payload begins and ends, if no `\r` or `\n` is in it but its lines' ends.
+def _cr_event(data: bytes) -> tuple[int, int] | None:
+    """`SSEDecoder._one_event_cr` but for its `event:` line's UTF-8: where the payload begins
+    and ends, if no `\r` or `\n` is in the slice but its lines' ends.
     Two finds run through the payload, as for `\n`: a line ends at each `\r`, and each `\n`
     must follow one (`\r\n`) or none may be (`\r`)."""
     if data.endswith(b"\r\n\r\n"):
