@@ -23,6 +23,10 @@ peers show partial arguments. They start from the chunk payloads, as their SDKs 
 reading the SSE lines. A peer gets a time budget per stream; one that exceeds it is stopped,
 shown as `>budget`, and not run on the larger streams of that kind.
 
+`--line-ends` measures every wire's call of 64 KB and 1 MB with its lines ended by LF and by
+CRLF, live and whole, and its peak memory at 1 MB (live, BMP text): a wire's rows are run on
+the line ends its recordings use (`shapes.LINE_ENDS`), and this says what the other costs.
+
 After the grid: time growth between sizes (linear is the size ratio), peak memory as a multiple
 of the arguments' size, and each target of the library with its measured figure.
 
@@ -331,13 +335,56 @@ def main() -> int:
     parser.add_argument(
         "--wires", action="store_true", help="only the rows of every wire (1 KB to 1 MB)"
     )
+    parser.add_argument(
+        "--line-ends",
+        action="store_true",
+        help="only every wire's call of 64 KB and 1 MB, its lines ended by LF and by CRLF",
+    )
     parser.add_argument("--markdown", type=Path, help="also write the tables as Markdown here")
     args = parser.parse_args()
-    results = run(args)
+    report = line_ends(args) if args.line_ends else markdown(run(args), args.budget)
     if args.markdown:
         args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(markdown(results, args.budget), encoding="utf-8")
+        args.markdown.write_text(report, encoding="utf-8")
     return 0
+
+
+#: The line ends `--line-ends` compares.
+LINE_ENDS = {"LF": "\n", "CRLF": "\r\n"}
+
+
+def line_ends(args: argparse.Namespace) -> str:
+    """Every wire's call ended by each of `LINE_ENDS`: live and whole on the default backend,
+    as ratios to the floor of the same payloads (measured in turns with them), and the peak
+    memory of the largest, fed live, on the BMP text; printed and returned as one table."""
+    sizes = wire_sizes(args.quick)[1::2]
+    columns = [f"{column} {name}" for column in ("live", "whole") for name in LINE_ENDS]
+    columns += [f"memory {name}" for name in LINE_ENDS]
+    lines = ["| wire | size | " + " | ".join(columns) + " |", "|---|---|" + "---|" * len(columns)]
+    print(lines[0], lines[1], sep="\n")
+    for wire in shapes.WIRES:
+        for label, size in sizes:
+            progress(f"{wire} {label} ... ")
+            cells: dict[str, str] = {}
+            for name, end in LINE_ENDS.items():
+                stream = shapes.wire_call(wire, size, line_end=end)
+                runs: dict[str, Callable[[], object]] = {
+                    "floor": partial(floor, stream.payloads),
+                    "live": partial(live, stream.events, "auto", stream.wire),
+                    "whole": partial(whole, stream.body, "auto", stream.wire),
+                }
+                best = interleaved_best(runs, args.repeat)
+                for column in ("live", "whole"):
+                    cells[f"{column} {name}"] = f"{best[column] / best['floor']:.2f}x"
+                if (label, size) == sizes[-1]:
+                    bmp = shapes.wire_call(wire, size, astral=False, line_end=end)
+                    peak = peak_memory(partial(live, bmp.events, "auto", bmp.wire))
+                    cells[f"memory {name}"] = f"{peak / bmp.argument_bytes:.1f}x"
+            row = [cells.get(column, "") for column in columns]
+            lines.append(f"| {wire} | {label} | " + " | ".join(row) + " |")
+            progress("done\n")
+            print(lines[-1])
+    return "\n".join(lines) + "\n"
 
 
 def run(args: argparse.Namespace) -> Results:

@@ -30,13 +30,16 @@ class Stream:
     argument_bytes: int
     #: The API the body is in (`toolcall.assemble(wire=...)`); Ollama's is NDJSON, not SSE.
     wire: str = "chat"
+    #: What ends each line of the body (`LINE_ENDS`).
+    line_end: str = "\n"
 
     @property
     def events(self) -> list[bytes]:
         """The body as a socket delivers it: one SSE event (or one NDJSON line) per slice."""
-        if self.wire == "ollama":
-            return [line + b"\n" for line in self.body.split(b"\n") if line]
-        return [event + b"\n\n" for event in self.body.split(b"\n\n") if event]
+        end = self.line_end.encode()
+        if self.wire != "ollama":
+            end *= 2
+        return [event + end for event in self.body.split(end) if event]
 
 
 def argument_text(size: int, seed: int, *, astral: bool = True) -> str:
@@ -198,32 +201,48 @@ def extra_content_deltas(count: int) -> Stream:
 WIRES = ("chat", "responses", "anthropic", "gemini", "vertex", "ollama")
 #: The wires that send a call whole, in one event.
 WHOLE_CALL_WIRES = ("gemini", "ollama")
+#: The line ends of each wire's recordings where they are not LF: Google's SSE ends every line
+#: with CRLF (cassettes/wires/gemini/fantasy_*.sse, pydantic-ai_*.sse). Vertex's recording is
+#: a list of chunks, which shows none, and the others' recordings end their lines with LF.
+LINE_ENDS = {"gemini": "\r\n"}
 
 
-def wire_call(wire: str, size: int, *, astral: bool = True) -> Stream:
+def wire_call(wire: str, size: int, *, astral: bool = True, line_end: str | None = None) -> Stream:
     """One call of `size` bytes of arguments on `wire` (one of `WIRES`; "vertex" is the gemini
-    wire with Vertex's streamed `partialArgs`; "chat" has OpenAI's `obfuscation`)."""
+    wire with Vertex's streamed `partialArgs`; "chat" has OpenAI's `obfuscation`), its lines
+    ended as the wire's recordings end them, or by `line_end`."""
+    end = LINE_ENDS.get(wire, "\n") if line_end is None else line_end
     if wire == "chat":
-        return calls(1, size, obfuscation=True, astral=astral)
+        stream = calls(1, size, obfuscation=True, astral=astral)
+        if end == "\n":
+            return stream
+        body = stream.body.replace(b"\n", end.encode())
+        return Stream(body, stream.payloads, stream.argument_bytes, "chat", end)
     text = argument_text(size, 0, astral=astral)
     arguments = json.loads(text)
     payloads = _WIRE_SHAPES[wire](text, arguments)
     chars = len(text.encode())
     if wire == "ollama":
-        return Stream(("\n".join(payloads) + "\n").encode(), payloads, chars, "ollama")
+        body = (end.join(payloads) + end).encode()
+        return Stream(body, payloads, chars, "ollama", end)
     if wire == "vertex":
-        return _stream_of(payloads, chars, "gemini", events=None)
+        return _stream_of(payloads, chars, "gemini", None, end)
     names = [json.loads(p)["type"] for p in payloads] if wire != "gemini" else None
-    return _stream_of(payloads, chars, wire, events=names)
+    return _stream_of(payloads, chars, wire, names, end)
 
 
-def _stream_of(payloads: list[str], chars: int, wire: str, events: list[str] | None) -> Stream:
-    """SSE as the wire frames it: `event:` lines where the recordings have them, no `[DONE]`."""
+def _stream_of(
+    payloads: list[str], chars: int, wire: str, events: list[str] | None, end: str
+) -> Stream:
+    """SSE as the wire frames it: `event:` lines where the recordings have them, no `[DONE]`,
+    each line ended by `end`."""
     if events is None:
-        body = "".join(f"data: {p}\n\n" for p in payloads)
+        body = "".join(f"data: {p}{end}{end}" for p in payloads)
     else:
-        body = "".join(f"event: {e}\ndata: {p}\n\n" for e, p in zip(events, payloads, strict=True))
-    return Stream(body.encode(), payloads, chars, wire)
+        body = "".join(
+            f"event: {e}{end}data: {p}{end}{end}" for e, p in zip(events, payloads, strict=True)
+        )
+    return Stream(body.encode(), payloads, chars, wire, end)
 
 
 def _dump(value: object) -> str:

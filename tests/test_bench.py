@@ -8,6 +8,7 @@ and the targets are produced, so a change that breaks the bench fails `make test
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -81,6 +82,28 @@ def test_the_bench_runs_every_shape_and_reports_its_targets(tmp_path: Path) -> N
         view = _cells(header).index("view")
         assert all(row[view].endswith("x") or row[view] == ">budget" for row in cells), wire
     assert "| target | measured | met |" in text
+
+
+def test_the_bench_compares_line_ends_on_every_wire(tmp_path: Path) -> None:
+    report = tmp_path / "line-ends.md"
+    bench = str(ROOT / "benchmarks" / "bench.py")
+    done = subprocess.run(
+        [sys.executable, bench, "--line-ends", "--quick", "--repeat", "1", "--markdown", report],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    text = report.read_text(encoding="utf-8")
+    assert text.splitlines()[0] == (
+        "| wire | size | live LF | live CRLF | whole LF | whole CRLF | memory LF | memory CRLF |"
+    )
+    for wire in WIRES:
+        for size in ("64 KB", "1 MB"):
+            row = _cells(next(line for line in text.splitlines() if f"| {wire} | {size} |" in line))
+            figures = row[2:] if size == "1 MB" else row[2:6]
+            assert all(re.fullmatch(r"\d+\.\d+x", cell) for cell in figures), row
 
 
 def _cells(line: str) -> list[str]:
@@ -174,6 +197,27 @@ def test_each_wire_shape_uses_only_the_fields_of_the_recording_it_follows(shape:
     written = set().union(*(_keys(json.loads(payload)) for payload in stream.payloads))
     invented = {key for key in written if not any(key.endswith(a) for a in argument_keys)}
     assert invented <= known, sorted(invented - known)
+
+
+@pytest.mark.parametrize("shape", OTHER_WIRES)
+def test_each_wire_shape_ends_its_lines_as_its_recordings_do(shape: str) -> None:
+    """Google's SSE ends every line with CRLF, the others' recordings with LF; a recording of
+    chunks (`.jsonl`) shows no line ends, and its shape keeps LF. Each stream's events are its
+    body cut after their blank line (a line, on NDJSON), their line ends with them."""
+    recording = (WIRE_RECORDINGS / FOLLOWS[shape][0]).read_bytes()
+    stream = shapes.wire_call(shape, 3000)
+    crlf = b"\r\n" in recording and not FOLLOWS[shape][0].endswith(".jsonl")
+    assert (stream.line_end == "\r\n") == crlf
+    assert stream.body.count(b"\n") == stream.body.count(stream.line_end.encode())
+    assert b"".join(stream.events) == stream.body
+    for end in ("\n", "\r\n"):
+        other = shapes.wire_call(shape, 3000, line_end=end)
+        assert other.payloads == stream.payloads
+        assert (
+            b"".join(other.events)
+            == other.body
+            == stream.body.replace(stream.line_end.encode(), end.encode())
+        )
 
 
 def test_the_anthropic_shape_is_padded_as_recorded() -> None:

@@ -585,7 +585,7 @@ def joined(framing: str, documents: list[bytes], ending: str = "\n") -> bytes:
 
 @pytest.mark.parametrize("backend", ["auto", "stdlib"])
 @pytest.mark.parametrize("long_from", [1, 5, 64])
-@pytest.mark.parametrize("ending", ["\n", "\r\n"])
+@pytest.mark.parametrize("ending", ["\n", "\r\n", "\r"])
 @pytest.mark.parametrize("framing", ["ndjson", "json-array"])
 def test_a_long_document_held_as_bytes_reads_as_one_held_as_text(
     monkeypatch: pytest.MonkeyPatch, framing: str, long_from: int, ending: str, backend: str
@@ -609,23 +609,24 @@ def test_a_long_document_held_as_bytes_reads_as_one_held_as_text(
 
 @pytest.mark.parametrize("backend", ["auto", "stdlib"])
 @pytest.mark.parametrize("long_from", [1, 5])
+@pytest.mark.parametrize("ending", ["\n", "\r\n", "\r"])
 @pytest.mark.parametrize("framing", ["ndjson", "json-array"])
 def test_a_long_document_held_as_bytes_keeps_the_errors_of_one_held_as_text(
-    monkeypatch: pytest.MonkeyPatch, framing: str, long_from: int, backend: str
+    monkeypatch: pytest.MonkeyPatch, framing: str, ending: str, long_from: int, backend: str
 ) -> None:
     """A byte that is not UTF-8, a document over `max_event_chars` and a body cut inside a
     document give the same error at the same document, and the same byte offset, whether the
-    document was handed over as its text or as its bytes."""
+    document was handed over as its text or as its bytes, whichever line ends the body has."""
     wire, documents = documents_body(framing, "Hi")
     broken = [*documents[:2], documents[2][:9] + b"\xff" + documents[2][9:], *documents[3:]]
     longest = max(len(document) for document in documents)
     cases: list[tuple[bytes, dict[str, int]]] = [
-        (joined(framing, broken), {}),
-        (joined(framing, documents), {"max_event_chars": longest - 1}),
-        (joined(framing, documents), {"max_event_chars": longest}),
+        (joined(framing, broken, ending), {}),
+        (joined(framing, documents, ending), {"max_event_chars": longest - 1}),
+        (joined(framing, documents, ending), {"max_event_chars": longest}),
     ]
     # Cut inside the long string, where the document crossed the limit with no bracket since.
-    body = joined(framing, documents)
+    body = joined(framing, documents, ending)
     start = body.index(max(documents, key=len))
     second = body.index(b"caf", body.index(b"caf", start) + 1)
     cases.append((body[: second + 2], {"max_event_chars": second - start}))
@@ -645,15 +646,16 @@ def test_a_long_document_held_as_bytes_keeps_the_errors_of_one_held_as_text(
 
 @pytest.mark.parametrize("backend", ["auto", "stdlib"])
 @pytest.mark.parametrize("long_from", [1, 9, 40])
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n", b"\r"])
 @pytest.mark.parametrize("wire", ["chat", "responses", "anthropic", "gemini"])
 def test_events_held_as_bytes_read_as_events_held_as_text(
-    monkeypatch: pytest.MonkeyPatch, wire: str, long_from: int, backend: str
+    monkeypatch: pytest.MonkeyPatch, wire: str, eol: bytes, long_from: int, backend: str
 ) -> None:
     """Every SSE event held past `long_from` bytes is held as bytes and read by the builder as
     a `LongEvent`, from its bytes (`auto`) or made text (`stdlib`): any split of any wire's
-    body gives the turn, events and errors it gives when held as text, the repetitions a wire
-    checks included."""
-    body = frame(wire, events(wire, LONG_CALLS, "H\u00e9 \U0001f9ea"))
+    body, whichever line ends it has, gives the turn, events and errors it gives when held as
+    text, the repetitions a wire checks included."""
+    body = frame(wire, events(wire, LONG_CALLS, "H\u00e9 \U0001f9ea")).replace(b"\n", eol)
     cut = body[: len(body) * 2 // 3]
     broken = body.replace(b"caf", b"ca\xff", 1)
     bodies = [body, cut, broken]
@@ -669,8 +671,9 @@ def test_events_held_as_bytes_read_as_events_held_as_text(
     # itself (`SSEDecoder.take_whole`): one event a slice, as a socket hands a megabyte over.
     monkeypatch.setattr(toolcall._stream, "_WINDOW", long_from)
     for whole, want in zip(bodies, wanted, strict=True):
-        by_event = [event for event in re.split(b"(?<=\n\n)", whole) if event]
-        assert outcome(by_event, wire=wire, backend=backend) == want
+        by_event = [event + eol * 2 for event in whole.split(eol * 2)]
+        by_event[-1] = by_event[-1][: -2 * len(eol)]
+        assert outcome([event for event in by_event if event], wire=wire, backend=backend) == want
 
 
 @pytest.mark.parametrize("backend", ["auto", "stdlib"])
@@ -689,6 +692,7 @@ def test_a_slice_that_is_one_long_line_is_read_where_it_is(
         (body, {}),
         (joined("ndjson", documents, "\r\n"), {}),
         (broken, {}),
+        (broken.replace(b"\n", b"\r\n"), {}),
         (body, {"max_event_chars": longest - 1}),
         (body, {"max_event_chars": longest}),
         (body[:-1], {}),
@@ -697,6 +701,7 @@ def test_a_slice_that_is_one_long_line_is_read_where_it_is(
     assert [want[0] for want in wanted] == [
         "turn",
         "turn",
+        "StreamError",
         "StreamError",
         "LimitExceeded",
         "turn",
@@ -725,20 +730,26 @@ def test_a_slice_that_is_one_long_line_is_read_where_it_is(
 
 def test_a_slice_that_is_one_long_event_is_read_where_it_is() -> None:
     payload = b'{"text":"' + b"caf\xc3\xa9 " * 20_000 + b'"}'
-    for head in (b"", b"event: response.output_item.done\n"):
-        data = head + b"data: " + payload + b"\n\n"
-        decoder = toolcall.SSEDecoder()
-        event = decoder.take_whole(data)
-        assert event is not None and event.data is data
-        assert data[event.start : event.end] == payload
-        assert event.text() == payload.decode()
-        assert decoder.take(b"data: [DONE]\n\n") == ["[DONE]"]
+    for eol in (b"\n", b"\r\n", b"\r"):
+        for head in (b"", b"event: response.output_item.done" + eol):
+            data = head + b"data: " + payload + eol * 2
+            decoder = toolcall.SSEDecoder()
+            event = decoder.take_whole(data)
+            assert event is not None and event.data is data
+            assert data[event.start : event.end] == payload
+            assert event.offset == len(head) + 6
+            assert event.text() == payload.decode()
+            assert decoder.take(b"\n" * (eol == b"\r") + b"data: [DONE]\n\n") == ["[DONE]"]
     others = [
         b": keep-alive\n" + data,
         data + b"data: x\n\n",
-        data.replace(b"\n\n", b"\r\n\r\n"),
-        b"id: 1\n" + data,
+        data.replace(b"\r\r", b"\r\n\r\n"),
+        data.replace(b"\r\r", b"\n\r\n"),
+        data.replace(b"\r\r", b"\r\n\n"),
+        data.replace(b"\r\r", b"\n\n"),
+        b"id: 1\r" + data,
         data[:-1],
+        data[:99] + b"\n" + data[99:],
     ]
     for other in others:
         assert toolcall.SSEDecoder().take_whole(other) is None

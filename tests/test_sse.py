@@ -370,10 +370,12 @@ def test_payloads_round_trip_with_any_terminators(data: st.DataObject, payloads:
 # precedes or fills it, the answer is the same.
 whole_events = st.lists(
     st.one_of(
-        st.text(max_size=12).map(lambda text: b"data: " + text.encode() + b"\n\n"),
-        st.tuples(st.text(max_size=6), st.text(max_size=12)).map(
-            lambda pair: b"event: " + pair[0].encode() + b"\ndata: " + pair[1].encode() + b"\n\n"
+        st.tuples(st.text(max_size=12), st.sampled_from([b"\n", b"\r\n", b"\r"])).map(
+            lambda pair: b"data: " + pair[0].encode() + pair[1] * 2
         ),
+        st.tuples(
+            st.text(max_size=6), st.text(max_size=12), st.sampled_from([b"\n", b"\r\n", b"\r"])
+        ).map(lambda t: b"event: " + t[0].encode() + t[2] + b"data: " + t[1].encode() + t[2] * 2),
         st.sampled_from(FRAGMENTS),
         st.sampled_from(
             [
@@ -389,6 +391,17 @@ whole_events = st.lists(
                 b"event: e\n\n",
                 b"event: e\ndata: a\ndata: b\n\n",
                 b"\xef\xbb\xbfevent: e\ndata: x\n\n",
+                b"data: x\r\n\n",
+                b"data: x\n\r\n",
+                b"data: x\r\r\n",
+                b"data: x\r\n\r",
+                b"event: e\r\ndata: x\n\n",
+                b"event: e\ndata: x\r\n\r\n",
+                b"event: e\rdata: x\r\n\r\n",
+                b"data: a\rb\r\n\r\n",
+                b"data: a\nb\r\r",
+                b"data: \xff\r\n\r\n",
+                b"\ndata: x\r\n\r\n",
             ]
         ),
     ),
@@ -400,17 +413,18 @@ whole_events = st.lists(
 @given(whole_events)
 def test_one_event_per_feed_gives_the_same_result(pieces: list[bytes]) -> None:
     body = b"".join(pieces)
-    by_event = [piece for piece in re.split(b"(?<=\n\n)", body) if piece]
+    by_event = [piece for piece in re.split(b"(?<=\n\n)|(?<=\r\n\r\n)|(?<=\r\r)", body) if piece]
     assert outcome(pieces) == reference_outcome(body)
     assert outcome(by_event) == reference_outcome(body)
 
 
-@pytest.mark.parametrize(
-    "event", [b'data: {"a": 1}\n\n', b'event: response.created\ndata: {"a": 1}\n\n']
-)
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n", b"\r"])
+@pytest.mark.parametrize("head", [b"", b"event: response.created"])
 def test_an_event_in_a_slice_of_its_own_skips_the_general_path(
-    event: bytes, monkeypatch: pytest.MonkeyPatch
+    head: bytes, eol: bytes, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Whichever line ends it has (Google's are `\\r\\n`)."""
+    event = (head + eol if head else b"") + b'data: {"a": 1}' + eol * 2
     decoder = SSEDecoder()
 
     def general(self: SSEDecoder, data: bytes) -> list[str]:
@@ -468,11 +482,13 @@ def test_an_event_held_as_bytes_tells_what_one_held_as_text_tells(
         assert told(bytewise(body), limit=limit) == whole
 
 
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n", b"\r"])
 @pytest.mark.parametrize("head", [b"", b"event: response.function_call_arguments.done\n"])
 @pytest.mark.parametrize("size", [1, 7, 4096])
-def test_a_long_event_is_taken_as_the_bytes_it_came_in(head: bytes, size: int) -> None:
+def test_a_long_event_is_taken_as_the_bytes_it_came_in(head: bytes, size: int, eol: bytes) -> None:
     payload = '{"arguments":"caf\u00e9 \u6f22\u5b57 \U0001f9ea' + "words " * 3000 + '"}'
     body = b": keep-alive\n\n" + head + b"data: " + payload.encode() + b"\n\ndata: [DONE]\n\n"
+    body = body.replace(b"\n", eol)
     decoder = SSEDecoder()
     taken: list[str | LongEvent] = []
     with held_as_bytes_from(1024):
@@ -485,6 +501,36 @@ def test_a_long_event_is_taken_as_the_bytes_it_came_in(head: bytes, size: int) -
     assert long.offset == body.index(b"data: {") + 6
     assert long.text() == payload
     assert not long.data  # let go of as it was decoded
+
+
+# Events of one `data: ` line, some long, each line ended by `\n`, `\r\n` or `\r`, and the
+# corners around them: what a long event held as bytes meets at its end.
+line_ended_events = st.lists(
+    st.one_of(
+        st.tuples(
+            st.sampled_from([b"", b"x" * 12, "\u4e0a".encode() * 5, b"\xff", b"\xe4\xb8"]),
+            st.sampled_from([b"\n", b"\r\n", b"\r"]),
+            st.sampled_from([b"\n", b"\r\n", b"\r", b"", b"data: y\n"]),
+        ).map(lambda t: b"data: " + t[0] + t[1] + t[2]),
+        st.sampled_from([b"\n", b"\r", b"\r\n", b": c\r\n", b"event: e\r\n", b"id: 1\r"]),
+    ),
+    max_size=8,
+).map(b"".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(body_and_chunks(line_ended_events), st.sampled_from([1, 3, 8]), st.sampled_from([9, 99]))
+def test_a_long_event_held_as_bytes_ends_at_any_line_end_as_text_does(
+    case: tuple[bytes, list[bytes]], long_from: int, limit: int
+) -> None:
+    """`\\n`, `\\r\\n` or `\\r` after its payload and after its blank line, split anywhere
+    (a `\\r\\n` between its two bytes too): what the event held as text tells, error offsets
+    and the limit included."""
+    body, chunks = case
+    want, whole = told(chunks, limit=limit), told(bytewise(body), limit=limit)
+    with held_as_bytes_from(long_from):
+        assert told(chunks, limit=limit) == want
+        assert told(bytewise(body), limit=limit) == whole
 
 
 def test_a_long_event_that_is_not_utf8_names_its_byte_offset() -> None:

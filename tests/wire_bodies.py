@@ -28,16 +28,23 @@ def events(
     return _WRITERS[wire](calls, text, size, reasoning)
 
 
-def frame(wire: str, items: list[Any], *, framing: str | None = None) -> bytes:
-    """The body of `items`: SSE, NDJSON for Ollama, or (`framing="json-array"`) one JSON array."""
+def frame(
+    wire: str, items: list[Any], *, framing: str | None = None, ensure_ascii: bool = True
+) -> bytes:
+    """The body of `items`: SSE, NDJSON for Ollama, or (`framing="json-array"`) one JSON array;
+    its text escaped to ASCII, or (`ensure_ascii=False`) as UTF-8."""
     framing = framing or ("ndjson" if wire == "ollama" else "sse")
+
+    def dumps(item: Any) -> str:
+        return json.dumps(item, ensure_ascii=ensure_ascii)
+
     if framing == "ndjson":
-        return b"".join(json.dumps(item).encode() + b"\n" for item in items)
+        return b"".join(dumps(item).encode() + b"\n" for item in items)
     if framing == "json-array":
-        return ("[" + ",\n".join(json.dumps(item) for item in items) + "]").encode()
+        return ("[" + ",\n".join(dumps(item) for item in items) + "]").encode()
     out = []
     for item in items:
-        payload = item if isinstance(item, str) else json.dumps(item)
+        payload = item if isinstance(item, str) else dumps(item)
         name = item.get("type") if isinstance(item, dict) and wire != "chat" else None
         out.append((f"event: {name}\n" if isinstance(name, str) else "") + f"data: {payload}\n\n")
     return "".join(out).encode()

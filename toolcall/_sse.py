@@ -38,6 +38,8 @@ __all__ = ["DEFAULT_MAX_EVENT_CHARS", "SSEDecoder"]
 DEFAULT_MAX_EVENT_CHARS = 64 * 1024 * 1024
 #: An event of one `data: ` line held longer than this is held as bytes (`LongEvent`).
 LONG_EVENT_BYTES = 64 * 1024
+#: The last byte of a slice that ends at an event boundary, when nothing is held.
+_LINE_END = (b"\n", b"\r")
 #: An `event:` line longer than this is no event name: its event is not held as bytes.
 _EVENT_NAME_CHARS = 1024
 #: Comment lines kept as text; the rest are only counted. A provider that stalls may send
@@ -97,12 +99,12 @@ class SSEDecoder:
         self._utf8 = codecs.getincrementaldecoder("utf-8")()
         self._decode = self._utf8.decode
         # A long event held as bytes: its payload so far, the body's byte offset where that
-        # began, the text before it (`data: `, after an `event:` line or not), and whether its
-        # line ended and only its blank line is still to come.
+        # began, the text before it (`data: `, after an `event:` line or not), and the line
+        # ends read after it (1: its line ended and only its blank line is still to come).
         self._raw: bytearray | None = None
         self._raw_at = 0
         self._raw_head = ""
-        self._raw_ended = False
+        self._raw_ended = 0
         # The event held is text to its end: it is not one `data: ` line, or it was bytes and
         # left them. Looked at once per event, as that look joins what the event holds so far.
         self._as_text = False
@@ -111,13 +113,15 @@ class SSEDecoder:
         self._buf: list[str] = []
         # The slice ended with `\r`: already a whole terminator (so its event is not held back),
         # but a `\n` opening the next slice belongs to it and must not count as a second one.
+        # So too while a long event is held as bytes, for the line ends after its payload.
         self._cr = False
         # Characters of the event in `_buf`, not counting blank lines before it.
         self._held = 0
         self._offset = 0
         self._started = False
-        # Nothing is held (no bytes of a character, no text of an event): the next slice starts
-        # a new event, so one that is exactly one `data: ` line can skip the general path.
+        # Nothing is held (no bytes of a character, no text of an event; a `\r` whose `\n` may
+        # follow is in `_cr`): the next slice starts a new event, so one that is exactly one
+        # `data: ` line can skip the general path.
         self._at_boundary = True
         # The last slice, when it was one event taken by the fast path: its envelope, for the
         # builder's shortcut (`envelope`).
@@ -163,11 +167,22 @@ class SSEDecoder:
                     self._offset += len(data)
                     self._started = True
                     self._last = data
+                    self._cr = False
+                    return [payload]
+            elif (cut := self._one_event_cr(data)) is not None:
+                try:
+                    payload = data[cut[0] : cut[1]].decode()
+                except UnicodeDecodeError:
+                    pass
+                else:
+                    self._took(data)
                     return [payload]
         self._at_boundary = False
         self._last = None
         out = cast("list[str | LongEvent]", self._feed(data))
-        self._at_boundary = not self._buf and self.error is None and data[-2:] == b"\n\n"
+        # A slice that ends with a line end and leaves nothing held ends between events,
+        # whichever line ends it has.
+        self._at_boundary = not self._buf and self.error is None and data[-1:] in _LINE_END
         if self._held >= self.long_from and not self._as_text and self.error is None:
             self._hold_as_bytes()
         return out
@@ -180,19 +195,26 @@ class SSEDecoder:
         if self._raw is not None or self.error is not None:
             return None
         start = self._one_event(data)
-        if start is None:
+        cut = (start + 6, len(data) - 2) if start is not None else self._one_event_cr(data)
+        if cut is None:
             return None
-        event = LongEvent(data, start + 6, len(data) - 2, self._offset + start + 6)
+        event = LongEvent(data, cut[0], cut[1], self._offset + cut[0])
+        self._took(data)
+        return event
+
+    def _took(self, data: bytes) -> None:
+        """`data`, one event, was taken by a fast path (`take` inlines this for `\\n`)."""
         self._offset += len(data)
         self._started = True
         self._last = data
-        return event
+        self._cr = data[-1] == 0x0D  # a `\n` opening the next slice is then this `\r`'s
 
     def _one_event(self, data: bytes) -> int | None:
         """Where the `data: ` line begins in a slice that is one event of that one line (after
-        one `event:` line or not) with nothing held before it, within the size limit; None for
-        any other. Bytes' `in` and `count` cost several times str's, so these are finds that
-        stop at the first line ends (early in a larger slice)."""
+        one `event:` line or not), its line ends `\\n`, with nothing held before it, within the
+        size limit; None for any other (`_one_event_cr` reads those of `\\r\\n` and `\\r`).
+        Bytes' `in` and `count` cost several times str's, so these are finds that stop at the
+        first line ends (early in a larger slice)."""
         if not self._at_boundary or data[-1:] != b"\n" or len(data) > self._limit:
             return None
         end = len(data) - 2
@@ -210,6 +232,19 @@ class SSEDecoder:
             except UnicodeDecodeError:
                 return None  # the general path reports it, with its offset
         return start
+
+    def _one_event_cr(self, data: bytes) -> tuple[int, int] | None:
+        """`_one_event` for a slice whose line ends are all `\\r\\n` (Google's) or all `\\r`:
+        where its payload begins and ends."""
+        if not self._at_boundary or len(data) > self._limit:
+            return None
+        cut = _cr_event(data)
+        if cut is not None and cut[0] > 6:
+            try:
+                data[: cut[0] - 6].decode()
+            except UnicodeDecodeError:
+                return None  # the general path reports it, with its offset
+        return cut
 
     def _hold_as_bytes(self) -> None:
         """Hold the event in progress as its payload's bytes, if it is one `data: ` line so
@@ -238,44 +273,41 @@ class SSEDecoder:
 
     def _feed_raw(self, data: bytes) -> list[str | LongEvent] | None:
         """A slice for a long event held as bytes: its payload goes on, or ends at its line's
-        end and blank line (the event is returned, then what follows is read). Anything else
-        (another line in the event, a `\\r`, the limit near) makes the event text again, as
-        the general path holds it, and gives None: the general path reads the slice then."""
+        end and blank line (the event is returned, then what follows is read), each of them
+        `\\n`, `\\r\\n` or `\\r`, split anywhere. Anything else (another line in the event, the
+        limit near) makes the event text again, as the general path holds it, and gives None:
+        the general path reads the slice then."""
         raw = self._raw
         assert raw is not None
-        if self._raw_ended:
-            if data[:1] == b"\n":
-                return self._end_raw(data, 1)
-            self._leave_raw()
-            return None
-        end = data.find(b"\n")
-        stop = len(data) if end < 0 else end
-        # The event's size counts its line's terminator too (see the class docstring).
-        size = stop if end < 0 else stop + 1
-        if (
-            data.find(b"\r", 0, stop) >= 0
-            or self._held + size > self._limit
-            or (0 <= end < len(data) - 1 and data[end + 1] != 0x0A)
-        ):
+        stop = size = 0
+        if not self._raw_ended:
+            end = data.find(b"\n")
+            stop = data.find(b"\r", 0, len(data) if end < 0 else end)
+            if stop < 0:
+                stop = len(data) if end < 0 else end
+            # The event's size counts its line's terminator too (see the class docstring).
+            size = stop if stop == len(data) else stop + 1
+            if self._held + size > self._limit:
+                self._leave_raw()
+                return None
+        read = _line_ends(data, stop, self._raw_ended, self._cr)
+        if read is None:
             self._leave_raw()
             return None
         raw += data[:stop]
         self._held += size
-        if end < 0:
+        taken, self._raw_ended, self._cr = read
+        if self._raw_ended < 2:
             self._offset += len(data)
             return []
-        if end == len(data) - 1:
-            self._raw_ended = True
-            self._offset += len(data)
-            return []
-        return self._end_raw(data, end + 2)
+        return self._end_raw(data, taken)
 
     def _end_raw(self, data: bytes, taken: int) -> list[str | LongEvent]:
         """The long event ended with `data[:taken]`: return it, then what the rest gives."""
         assert self._raw is not None
         event = LongEvent(self._raw, 0, len(self._raw), self._raw_at)
         self._raw = None
-        self._raw_ended = False
+        self._raw_ended = 0
         self._held = 0
         self._as_text = False
         self._offset += taken
@@ -295,7 +327,7 @@ class SSEDecoder:
         self._raw = None
         if self._raw_ended:
             raw += b"\n"  # decoded with the bytes before it, as the text path decodes it
-            self._raw_ended = False
+            self._raw_ended = 0  # a `\r` whose `\n` may follow stays in `_cr`, as `_feed` keeps it
         try:
             text = self._decode(bytes(raw))
         except UnicodeDecodeError as exc:
@@ -317,10 +349,13 @@ class SSEDecoder:
         last = self._last
         if last is None or not self._at_boundary or self.error is not None:
             return None
-        # The fast path took it: a `data: ` line, after one `event:` line or not.
-        line = last.find(b"\n")
-        start = 0 if line == len(last) - 2 else line + 1
-        return last[: start + 6], b"\n\n"
+        # The fast path took it: a `data: ` line, after one `event:` line or not, and its blank
+        # line, their line ends all one of the three.
+        eol = b"\n" if last[-2:] == b"\n\n" else b"\r\n" if last[-2:] == b"\r\n" else b"\r"
+        end = len(last) - 2 * len(eol)
+        line = last.find(eol)
+        start = 0 if line == end else line + len(eol)
+        return last[: start + 6], last[end:]
 
     def passed(self, size: int) -> None:
         """A slice of `size` bytes was one event read without this decoder (`_shortcut`): it
@@ -344,7 +379,9 @@ class SSEDecoder:
                 text = text[1:]
         if "\r" in text:
             self._cr = text[-1] == "\r"
-            text = text.replace("\r\n", "\n").replace("\r", "\n")
+            text = text.replace("\r\n", "\n")
+            if "\r" in text:  # a lone `\r`, rare: looked for first, as a replace copies the text
+                text = text.replace("\r", "\n")
         buf = self._buf
         # Everything up to the last blank line is complete: the blank line is the last `\n\n` of
         # the new text, or a leading `\n` that completes a blank line begun by the held text.
@@ -529,3 +566,55 @@ class SSEDecoder:
         the first of those, not from the start of `data`.
         """
         return self._offset - (len(exc.object) - len(data)) + exc.start
+
+
+def _cr_event(data: bytes) -> tuple[int, int] | None:
+    """`SSEDecoder._one_event_cr` but for its `event:` line's UTF-8: where the payload begins
+    and ends, if no `\r` or `\n` is in the slice but its lines' ends.
+    Two finds run through the payload, as for `\n`: a line ends at each `\r`, and each `\n`
+    must follow one (`\r\n`) or none may be (`\r`)."""
+    if data.endswith(b"\r\n\r\n"):
+        size = 2
+    elif data.endswith(b"\r\r"):
+        size = 1
+    else:
+        return None
+    end = len(data) - 2 * size
+    line = data.find(b"\r")
+    start = 0 if line == end else line + size
+    if size == 2:
+        lines = data.find(b"\n") == line + 1 and (not start or data.find(b"\n", start) == end + 1)
+    else:
+        lines = data.find(b"\n") < 0
+    if not (lines and data.startswith(b"data: ", start)):
+        return None
+    if start and not (data.startswith(b"event:") and data.find(b"\r", start) == end):
+        return None
+    return start + 6, end
+
+
+def _line_ends(data: bytes, at: int, ends: int, cr: bool) -> tuple[int, int, bool] | None:
+    """The line ends after a long event's payload, read from `data[at:]`: `ends` of them came
+    before (0 or 1), the last a `\r` whose `\n` may follow if `cr`. Gives where the reading
+    stopped, the line ends read so far and whether the last is a `\r` that ended the slice; at
+    two (the data line's and the blank line's) the event ended there. None where the data
+    line's end is followed by anything else: another line of the event."""
+    size = len(data)
+    while at < size:
+        byte = data[at]
+        if cr and byte == 0x0A:  # the `\n` of a `\r\n`
+            at += 1
+            cr = False
+            continue
+        cr = False
+        if ends == 2:
+            break
+        if byte == 0x0D:
+            cr = True
+        elif byte != 0x0A:
+            return None
+        ends += 1
+        at += 1
+        if ends == 2 and not cr:
+            break
+    return at, ends, cr
