@@ -30,6 +30,7 @@ OTHER_WIRES = [wire for wire in WIRES if wire != "chat"]
 SIZES = ("1 KB", "64 KB", "256 KB", "1 MB")
 
 
+@pytest.mark.slow  # a whole quick bench run
 def test_the_bench_runs_every_shape_and_reports_its_targets(tmp_path: Path) -> None:
     report = tmp_path / "bench.md"
     done = subprocess.run(

@@ -31,5 +31,6 @@ def test_past_findings_keep_every_promise(body: bytes, limits: dict[str, Any]) -
         assert outcome([body[:cut], body[cut:]], **limits) == whole, f"split at {cut}"
 
 
+@pytest.mark.slow  # a fuzzing run of its own; `make fuzz` runs longer ones
 def test_a_short_fuzzing_run_over_real_bodies_is_clean() -> None:
     fuzzing.run(400, derandomize=True)

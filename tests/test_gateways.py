@@ -160,6 +160,7 @@ def test_the_readme_recipe_checks_a_gateway_by_url(rewrites: Rewrites, tmp_path:
 
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+@pytest.mark.slow  # every case through a relay; the narrowed recipe runs in make test
 def test_the_readme_recipe_unnarrowed_streams_every_case(tmp_path: Path) -> None:
     """The same recipe over the whole suite, every provider and every recording, as `make
     gateways` runs by default: each case the listing makes is streamed and reported."""

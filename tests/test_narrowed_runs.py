@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -62,6 +64,7 @@ def test_a_typo_in_the_selection_is_one_line() -> None:
     assert "Traceback" not in done.stdout + done.stderr
 
 
+@pytest.mark.slow  # a whole conformance run, twice
 def test_a_run_spread_over_workers_prints_and_writes_the_same_matrix(tmp_path: Path) -> None:
     """Under pytest-xdist (what `make test` uses) the workers check the cells and the controller
     prints the matrix: it must hold every outcome, in the order a run in one process gives."""

@@ -86,6 +86,7 @@ def _suite_files(root: Path) -> dict[str, bytes]:
     return {path.relative_to(root).as_posix(): path.read_bytes() for path in files}
 
 
+@pytest.mark.slow  # builds and installs the wheel
 def test_the_wheel_ships_the_suite_and_runs_it_from_anywhere(
     installed_wheel: Path, tmp_path: Path
 ) -> None:
@@ -198,6 +199,7 @@ def test_reference_on_bytes(toolcall_case):
 '''
 
 
+@pytest.mark.slow  # pytest in another project over every case
 def test_the_plugin_checks_another_projects_assembler(tmp_path: Path) -> None:
     (tmp_path / "test_toy.py").write_text(textwrap.dedent(TOY_PROJECT))
     # `--option=value`: a bare path argument would move pytest's rootdir to the checkout.

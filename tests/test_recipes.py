@@ -28,6 +28,9 @@ import yaml
 from toolcall.harness import cli, serve
 from toolcall.harness.profiles import load_suite
 
+#: Whole runs in a copy of the repository, each a minute: `make check` runs them.
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 #: The test modules whose verdict depends on providers.yaml and cassettes/ (besides conformance).
 DATA_CHECKS = ("tests/test_evidence.py", "tests/test_synthesize.py")
