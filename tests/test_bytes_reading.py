@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import toolcall
@@ -36,6 +36,7 @@ def read_from(reads: ReadsUtf8, data: bytes) -> tuple[str, str] | None:
 
 @FAST
 @given(text=json_texts())
+@example(text='{"":1e400,"":[]}')  # a key given twice hid a number the text path refuses
 def test_any_json_text_reads_from_its_bytes_as_from_its_text(reads: ReadsUtf8, text: str) -> None:
     got = read_from(reads, text.encode("utf-8", "surrogatepass"))
     assert got is None or got == decoded("stdlib", text)
@@ -98,9 +99,17 @@ def test_a_reader_that_reads_a_probe_otherwise_is_not_used() -> None:
     for otherwise in (json.loads, jiter.from_json):
         assert not toolcall._json._reads_like_the_library(toolcall._json._jiter_reads(otherwise))
     assert not toolcall._json._reads_like_the_library(unwalked)
-    assert toolcall._json._reads_like_the_library(
+    # A key given twice hides its first value from the walk (`{"":1e400,"":[]}`).
+    assert not toolcall._json._reads_like_the_library(
         toolcall._json._jiter_reads(
             lambda data: jiter.from_json(data, allow_inf_nan=False, cache_mode="keys")
+        )
+    )
+    assert toolcall._json._reads_like_the_library(
+        toolcall._json._jiter_reads(
+            lambda data: jiter.from_json(
+                data, allow_inf_nan=False, cache_mode="keys", catch_duplicate_keys=True
+            )
         )
     )
 

@@ -391,7 +391,8 @@ def utf8_reader(name: str = "auto") -> ReadsUtf8 | None:
     (peak resident memory, measured: the value; the text path's peak is twice that). It
     refuses lone surrogates, `NaN`, `Infinity` and bytes that are not UTF-8 as the library
     does; what it reads otherwise (an integer past 64 bits, a float past a double's range,
-    nesting past `MAX_DEPTH`) is found by walking the value. Whatever it refuses or reads
+    nesting past `MAX_DEPTH`) is found by walking the value, and an object giving a key twice
+    is refused, since the value it keeps hides the first. Whatever it refuses or reads
     otherwise is given back `UNREAD`, to be made text and read as before, so every error,
     its message and its byte offset are those of the text path. A jiter that reads any probe
     otherwise (`_reads_like_the_library`) is not used: another release costs speed, never a
@@ -403,7 +404,13 @@ def utf8_reader(name: str = "auto") -> ReadsUtf8 | None:
         import jiter
     except ImportError:
         return None
-    reads = _jiter_reads(functools.partial(jiter.from_json, allow_inf_nan=False, cache_mode="keys"))
+    # A key given twice keeps its last value, and the first is never walked: `{"a":1e400,"a":1}`
+    # would pass where the text path refuses the number, so such an object is given back.
+    reads = _jiter_reads(
+        functools.partial(
+            jiter.from_json, allow_inf_nan=False, cache_mode="keys", catch_duplicate_keys=True
+        )
+    )
     try:
         return reads if _reads_like_the_library(reads) else None
     except TypeError:  # a release without these options
@@ -435,6 +442,8 @@ _PROBES: tuple[bytes, ...] = (
     b"[Infinity]",
     b"[-Infinity]",
     b"[1e400]",
+    b'{"":1e400,"":[]}',
+    b'{"a":123456789012345678901234567890,"a":1}',
     b"[-1e400]",
     b"[2e308]",
     b"[1e-400]",
