@@ -85,6 +85,7 @@ def test_the_bench_runs_every_shape_and_reports_its_targets(tmp_path: Path) -> N
     assert "| target | measured | met |" in text
 
 
+@pytest.mark.slow
 def test_the_bench_compares_line_ends_on_every_wire(tmp_path: Path) -> None:
     report = tmp_path / "line-ends.md"
     bench = str(ROOT / "benchmarks" / "bench.py")
@@ -111,6 +112,7 @@ def _cells(line: str) -> list[str]:
     return [cell.strip() for cell in line.strip().strip("|").split("|")]
 
 
+@pytest.mark.slow
 def test_the_bench_says_its_progress_fits_a_terminal_and_explains_a_miss() -> None:
     bench = str(ROOT / "benchmarks" / "bench.py")
     done = subprocess.run(
@@ -249,6 +251,7 @@ def test_the_responses_shape_varies_its_obfuscation_as_recorded() -> None:
     assert all(value.isalnum() or value == "" for value in values)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", OTHER_WIRES)
 def test_each_wire_sdk_the_bench_runs_gives_the_call_it_is_fed(shape: str) -> None:
     """The wire SDKs the bench times, on a small stream: each gives the library's call, except

@@ -89,6 +89,7 @@ TAGGED = "!!python/object/apply:os.system ['true']\n"
         ("version: 1\n", "not a cassette: no `interactions`"),
     ],
 )
+@pytest.mark.slow
 def test_a_file_that_is_not_a_cassette_is_one_failing_cell(
     suite_copy: Path, capsys: pytest.CaptureFixture[str], text: str, reason: str
 ) -> None:

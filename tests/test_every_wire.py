@@ -758,6 +758,7 @@ def test_a_slice_that_is_one_long_event_is_read_where_it_is() -> None:
     assert held.take_whole(data) is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("wire", WIRES)
 def test_a_long_answer_in_small_pieces_is_held_in_runs(wire: str) -> None:
     """Memory, by tracemalloc: an answer of 240,000 characters in 60,000 events of four held a
@@ -832,6 +833,7 @@ def test_a_broken_json_array_says_what_is_wrong(body: bytes, error: str) -> None
 # -- memory stays a small multiple of the input -----------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("json_backend", ["stdlib", "orjson", "auto"])
 def test_one_event_of_many_small_parts_costs_little_beyond_decoding_it(json_backend: str) -> None:
     """What a JSON decoder makes of one event is its own cost (a dict per part); the library

@@ -133,6 +133,7 @@ def test_an_endless_line_is_cut_at_the_line_limit(
     assert all(_gone(pid) for pid in _pids(tmp_path))
 
 
+@pytest.mark.slow
 def test_an_output_flood_stops_being_read_a_few_lines_ahead(tmp_path: Path) -> None:
     body = f"input()\n{HANDSHAKE}\nwhile True: print('{{}}')\n"
     program = External("flood", _write(tmp_path, body), timeout=20.0)
@@ -212,6 +213,7 @@ LEAKED = "sk-proj-" + "A1b2C3d4" * 4
     ],
     ids=["error-text", "schema-message"],
 )
+@pytest.mark.slow
 def test_what_a_program_says_reaches_the_report_masked_and_cut(tmp_path: Path, answer: str) -> None:
     program = External("leaky", _write(tmp_path, _answering(answer)), timeout=20)
     suite = load_suite(ROOT)
@@ -248,6 +250,7 @@ def test_a_program_that_fails_its_handshake_is_unavailable_not_a_column(tmp_path
     assert len(_pids(tmp_path)) == 1  # started once, not once per stream
 
 
+@pytest.mark.slow
 def test_a_silent_program_is_cut_off_after_a_few_timeouts(tmp_path: Path) -> None:
     body = f"input()\n{HANDSHAKE}\nfor line in sys.stdin: pass\n"
     program = External("silent", _write(tmp_path, body), timeout=0.3)
@@ -264,6 +267,7 @@ def test_a_silent_program_is_cut_off_after_a_few_timeouts(tmp_path: Path) -> Non
     assert f"SKIP silent: {len(labels) - cut} cells skipped: {cut} timeouts in a row" in text
 
 
+@pytest.mark.slow
 def test_a_slow_program_is_cut_off_at_the_column_budget(tmp_path: Path) -> None:
     body = (
         "for line in sys.stdin:\n"
@@ -317,6 +321,7 @@ def test_a_lone_surrogate_in_names_and_messages_cannot_lose_the_report(
 # The command: where programs run, what it says, how it exits.
 
 
+@pytest.mark.slow
 def test_an_external_program_runs_in_the_callers_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

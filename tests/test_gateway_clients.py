@@ -148,6 +148,7 @@ def test_portkey_named_providers_point_the_custom_host_at_serve() -> None:
         assert serve.route(path + endpoint) == serve.Route("kimi", "single_call", "cut")
 
 
+@pytest.mark.slow
 def test_a_fix_names_the_gateways_of_the_run_that_pass_the_same_streams() -> None:
     todo = [c for c in cases(SUITE, provider="glm") if c.fault == "cut"]
     with serve.serving(SUITE) as served:
@@ -176,6 +177,7 @@ def arguments(tmp_path: Path, **given: object) -> argparse.Namespace:
     return argparse.Namespace(**values)
 
 
+@pytest.mark.slow
 def test_the_docs_section_is_written_from_a_run_with_its_date_and_versions(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

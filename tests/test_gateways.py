@@ -64,6 +64,7 @@ def test_a_transparent_relay_passes_every_stream_byte_for_byte(tmp_path: Path) -
     assert all(r.request is not None and r.request.notes() == [] for r in streamed)
 
 
+@pytest.mark.slow
 def test_a_rewriting_relay_is_judged_field_by_field(tmp_path: Path) -> None:
     rewrites = Rewrites(
         drop_request_fields=("tool_stream",),

@@ -495,6 +495,7 @@ def test_a_wrong_argument_to_feed_leaves_the_builder_usable() -> None:
     [{"events": False}, {"events": True}, {"partial_arguments": True}],
     ids=["plain", "events", "partial-views"],
 )
+@pytest.mark.slow
 def test_memory_while_arguments_stream_stays_near_their_size(options: dict[str, bool]) -> None:
     """One `str` per 4-character fragment, held to the end (by the assembler, and by the partial
     view's string in progress), peaked at twenty times the arguments' size; fragments are now

@@ -127,6 +127,7 @@ def test_every_prefix_reads_as_the_reference_and_the_end_as_json_loads(
     assert tagged(reader.value()) == tagged(json.loads(text))
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(objects, st.sampled_from(STYLES))
 def test_one_character_at_a_time_cuts_every_escape_and_surrogate_pair(

@@ -117,6 +117,7 @@ def test_example_external_assembler_shows_its_real_bugs(
         assert '{"city":"Tokyo","unit":"celsius"}{"city":"Paris"' in r.verdict.reason
 
 
+@pytest.mark.slow
 def test_example_external_assembler_shows_its_real_bugs_on_the_other_wires() -> None:
     """Every wire recording and its cut-off variant go to the example through the protocol; its
     naive readers fail where the recordings show why, and on every cut, since it never reads how
@@ -220,6 +221,7 @@ def test_an_undecodable_body_goes_as_bytes_with_no_events() -> None:
     assert base64.b64decode(sent["body_base64"]) == b"data: {not json\n\n"
 
 
+@pytest.mark.slow
 def test_a_program_that_names_the_json_array_framing_gets_those_bodies_with_their_events() -> None:
     """Gemini's answer without `?alt=sse` is one JSON array: its rows go to a program that says
     it reads that framing, with each element as an event; an HTTP client never gets them."""
@@ -268,6 +270,7 @@ for line in sys.stdin:
 """
 
 
+@pytest.mark.slow
 def test_an_http_client_program_fetches_each_stream_where_it_is_served() -> None:
     """The JavaScript clients' way in, without Node: a chat body from `toolcall serve` under its
     token, another wire's from its own path; both the very bytes every other column gets."""

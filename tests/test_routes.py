@@ -286,6 +286,7 @@ def test_accepting_and_withdrawing_a_change_gives_routes_yaml_back(tmp_path: Pat
     assert path.read_bytes() == original
 
 
+@pytest.mark.slow
 def test_each_provider_keeps_its_own_changes_through_a_route(
     suite_copy: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

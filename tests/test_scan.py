@@ -89,6 +89,7 @@ def searches_end(pattern: str, pieces: list[str]) -> bool:
     return True
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(secrets.PATTERNS))
 def test_every_pattern_reads_a_megabyte_line_of_its_worst_pieces(name: str) -> None:
     """A pattern stays linear in the line: a megabyte of each piece that made some pattern, as it

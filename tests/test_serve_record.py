@@ -24,6 +24,7 @@ from toolcall.harness.record import Recorded, RecordOptions, record_cell
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_recording_two_providers_from_the_simulator_gives_back_their_cassettes(
     tmp_path: Path,
 ) -> None:

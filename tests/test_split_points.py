@@ -41,7 +41,7 @@ BACKENDS = ("auto", "stdlib")
 PAIRS_UP_TO = 1_200
 #: `make test` replays each wire's `SHORTEST` shortest recordings of at most `SHORT_UP_TO` bytes
 #: at every split point (a few seconds); the slow run replays them all.
-SHORTEST = 3
+SHORTEST = 1
 SHORT_UP_TO = 6_000
 
 

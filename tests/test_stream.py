@@ -617,6 +617,7 @@ def test_extra_content_that_is_not_an_object_is_a_stream_error() -> None:
         toolcall.assemble(sse(chunk(calls_delta(head)), chunk(finish="tool_calls")))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("wire", ["chat", "responses", "anthropic"])
 def test_a_body_fed_in_one_slice_is_read_where_it_is_not_copied(wire: str) -> None:
     """Replay hands a whole body over in one slice, which is also the slice that shows the

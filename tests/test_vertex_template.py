@@ -129,6 +129,7 @@ def test_the_pieces_of_a_long_string_are_taken_by_the_template(
     assert 2 <= len(decoded) <= 6
 
 
+@pytest.mark.slow
 def test_a_call_closed_lets_go_of_its_pieces_whatever_template_kept_them() -> None:
     """Memory, not time: the builder keeps templates (and their shortcuts) after the call they
     took pieces for has closed; the pieces of its string must not live on with them, beside

@@ -183,6 +183,7 @@ def test_a_wire_recording_without_its_expectation_stops_the_run(tmp_path: Path) 
 VERCEL = ["vercel-ai-responses", "vercel-ai-anthropic", "vercel-ai-gemini"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", VERCEL)
 def test_each_ai_sdk_provider_reads_a_recording_of_its_wire_over_http(name: str) -> None:
     """One recording a wire (Node per stream is slow; `make matrix` runs them all), and an

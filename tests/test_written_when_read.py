@@ -246,6 +246,7 @@ def test_a_long_string_written_from_an_object_costs_about_its_size(events: bool)
     assert peak_over(lambda: fed_alone(body, events), len(text)) < 6
 
 
+@pytest.mark.slow
 def test_a_string_streamed_in_vertex_pieces_is_held_in_runs() -> None:
     """A `partialArgs` string of 100,000 pieces: one `str` kept per piece was sixteen times its
     size; joined in runs it is the text and little more."""
