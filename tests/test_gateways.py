@@ -160,8 +160,23 @@ def test_the_readme_recipe_checks_a_gateway_by_url(rewrites: Rewrites, tmp_path:
         assert "FAIL" not in out and "REQ" not in out
 
 
-@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def shell_in(checkout: Path, command: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    """`command` run by bash in `checkout` as a user types it, without this run's TOOLCALL_
+    variables."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLCALL")}
+    return subprocess.run(
+        ["bash", "-c", command],
+        cwd=checkout,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
 @pytest.mark.slow  # every case through a relay; the narrowed recipe runs in make test
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 def test_the_readme_recipe_unnarrowed_streams_every_case(tmp_path: Path) -> None:
     """The same recipe over the whole suite, every provider and every recording, as `make
     gateways` runs by default: each case the listing makes is streamed and reported."""
@@ -169,16 +184,7 @@ def test_the_readme_recipe_unnarrowed_streams_every_case(tmp_path: Path) -> None
     port = process.free_port()
     with relaying(f"http://127.0.0.1:{port}", Rewrites()) as url:
         command = readme_recipe().replace("http://127.0.0.1:4000", url).replace("8765", str(port))
-        env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLCALL")}
-        done = subprocess.run(
-            ["bash", "-c", command + " CLIENTS=0"],
-            cwd=checkout,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
+        done = shell_in(checkout, command + " CLIENTS=0", timeout=300)
     out = done.stdout + done.stderr
     assert done.returncode == 0, out[-3000:]
     written = json.loads((checkout / "reports" / "gateways.json").read_text(encoding="utf-8"))
@@ -196,17 +202,7 @@ def test_make_gateways_installs_and_runs_a_real_gateway_narrowed(tmp_path: Path)
     copy's .gateways/, started, every case of the provider streamed and the report written."""
     checkout = checkout_copy(tmp_path)
     (checkout / "gateways").symlink_to(ROOT / "gateways")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TOOLCALL")}
-    command = "make gateways GATEWAY=openai-forward PROVIDER=glm CLIENTS=0"
-    done = subprocess.run(
-        ["bash", "-c", command],
-        cwd=checkout,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
+    done = shell_in(checkout, "make gateways GATEWAY=openai-forward PROVIDER=glm CLIENTS=0", 900)
     out = done.stdout + done.stderr
     assert done.returncode == 0, out[-3000:]
     written = json.loads((checkout / "reports" / "gateways.json").read_text(encoding="utf-8"))
