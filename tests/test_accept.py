@@ -187,6 +187,7 @@ def test_add_provider_refuses_bad_input(
     assert (suite_copy / "providers.yaml").read_bytes() == before
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("word", ["yes", "no", "on", "off"])
 def test_add_provider_writes_yaml_1_1_booleans_as_the_strings_they_are(
     suite_copy: Path, word: str

@@ -583,6 +583,7 @@ def joined(framing: str, documents: list[bytes], ending: str = "\n") -> bytes:
     return b"\xef\xbb\xbf[" + ("," + ending).encode().join(documents) + b"]"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["auto", "stdlib"])
 @pytest.mark.parametrize("long_from", [1, 5, 64])
 @pytest.mark.parametrize("ending", ["\n", "\r\n", "\r"])
@@ -644,6 +645,7 @@ def test_a_long_document_held_as_bytes_keeps_the_errors_of_one_held_as_text(
             assert outcome(pieces, wire=wire, backend=backend, **limits) == want
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["auto", "stdlib"])
 @pytest.mark.parametrize("long_from", [1, 9, 40])
 @pytest.mark.parametrize("eol", [b"\n", b"\r\n", b"\r"])

@@ -386,6 +386,7 @@ def test_a_second_generation_after_the_finish_does_not_become_extra_calls() -> N
 # asserted here; these tests hold the answers the linear paths must still give at scale.
 
 
+@pytest.mark.slow
 def test_many_one_key_extra_content_deltas_merge_into_one_object() -> None:
     """40,000 one-key deltas took 4.7 s when every delta copied the whole object."""
     deltas = [chunk({"index": 0, "extra_content": {f"k{i}": i}}) for i in range(40_000)]

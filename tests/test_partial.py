@@ -442,6 +442,7 @@ def test_the_benchmark_shapes_read_as_json_loads(arguments: Callable[[int], str]
     assert reader.done and tagged(reader.value()) == tagged(json.loads(text))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(objects)
 def test_a_whole_object_taken_parsed_reads_as_its_text_fed(value: dict[str, Any]) -> None:

@@ -442,6 +442,7 @@ def test_a_dummy_key_that_is_a_word_never_alters_the_cassette(
     assert hits == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("status", [401, 429, 500])
 def test_a_key_straddling_the_cut_of_an_error_body_is_never_printed(
     suite_copy: Path, fake_provider: tuple[str, Behaviour], status: int

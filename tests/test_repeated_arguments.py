@@ -61,6 +61,7 @@ def test_the_repetition_is_checked_without_a_joined_copy() -> None:
     assert done_event.turn.tool_calls[0].function.arguments == text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("where", [0, SIZE // 2, -2])
 def test_a_repetition_that_differs_anywhere_is_refused(where: int) -> None:
     text = _arguments(SIZE)

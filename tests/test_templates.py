@@ -185,6 +185,7 @@ json_text = st.recursive(
     spaced=False,
     merged_finish=False,
 )
+@pytest.mark.slow
 def test_fast_path_equals_full_decoding(
     json_backend: str,
     calls: list[dict[str, Any]],

@@ -145,6 +145,7 @@ JSON_VALUES = st.recursive(
 ).filter(lambda value: not _json.holds_surrogate(stdlib_text(value)))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(st.text(), JSON_VALUES, max_size=4))
 def test_the_orjson_writer_writes_what_the_stdlib_writes(value: dict[str, Any]) -> None:

@@ -207,6 +207,7 @@ def unread(self: object, text: str, event: dict[str, Any]) -> None:
     return None
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(RESPONSES_EVENTS, st.sampled_from(BACKENDS), st.booleans(), st.data())
 def test_responses_reading_the_literal_alone_gives_what_full_decoding_gives(
