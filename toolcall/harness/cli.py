@@ -21,6 +21,7 @@ from . import recordings
 from .commands import (
     add_provider,
     conformance,
+    doctor,
     matrix,
     publish,
     record,
@@ -57,6 +58,7 @@ COMMANDS: dict[str, Command] = {
         "serve": serve,
         "gateways": gateways,
         "scan": scan,
+        "doctor": doctor,
     }.items()
 }
 

@@ -1,0 +1,34 @@
+"""The findings' codes, as `toolcall/schemas/doctor.schema.json` lists them once, and the code of
+each error the library raises."""
+
+from __future__ import annotations
+
+import toolcall
+
+from ..profiles import format_schema
+
+SEVERITIES = ("error", "warning", "info")
+
+
+def _codes() -> dict[str, tuple[str, str]]:
+    codes = format_schema("doctor.schema.json")["$defs"]["code"]["oneOf"]
+    return {c["const"]: (c["x-severity"], c["description"]) for c in codes}
+
+
+#: code -> (severity, what it means): the one list, kept in the JSON Schema.
+CODES: dict[str, tuple[str, str]] = _codes()
+
+
+def error_code(error: toolcall.ToolCallError) -> str:
+    """The finding's code for the library's error."""
+    if isinstance(error, toolcall.UnsoundTurnError):
+        return "bad_name" if error.name is not None or error.index is not None else "calls_lost"
+    if isinstance(error, toolcall.TruncatedError):
+        return "truncated"
+    if isinstance(error, toolcall.ArgumentsError):
+        return "invalid_arguments"
+    if isinstance(error, toolcall.ProviderError):
+        return "http_error" if error.status is not None else "provider_error"
+    if isinstance(error, toolcall.LimitExceeded):
+        return "limit_exceeded"
+    return "broken_stream"
