@@ -531,3 +531,18 @@ def test_a_sample_of_the_published_recordings_is_named(
     _, document = report(capsys, str(ROOT / path))
     named = (document["wire"]["value"], document["provider"]["value"], document["route"]["value"])
     assert named == (wire, provider, route)
+
+
+def test_an_error_answer_is_the_providers_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    answer = (
+        b"> POST /v1/messages HTTP/1.1\n> Host: api.anthropic.com\n>\n"
+        b"< HTTP/1.1 429 Too Many Requests\n< content-type: application/json\n<\n"
+        b'{"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}}\n'
+    )
+    code, document = report(capsys, written(tmp_path, "answer", answer))
+    found = codes(document)["http_error"]
+    assert code == 1 and "slow down" in found["message"]
+    assert document["wire"]["value"] == "anthropic"
+    assert document["capture"]["status"] == 429

@@ -20,6 +20,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 import toolcall
 from toolcall._wires import framing_of, wire_of
@@ -116,8 +117,28 @@ def read(capture: Capture, wire: str = "auto") -> Reading:
             reading.events = piece.event + 1
     else:
         _finish(reading, builder, counts, recent)
-    reading.wire = builder.wire if builder.wire != "auto" else _guess_wire(reading, framing)
+    if builder.wire != "auto":
+        reading.wire = builder.wire
+    else:
+        reading.wire = wire_of_url(capture.url) or _guess_wire(reading, framing)
     return reading
+
+
+#: Each wire's path, as its API names it: the request's URL says the wire of an answer that
+#: never showed it (an error answer).
+_PATHS = (
+    ("/chat/completions", "chat"),
+    ("/responses", "responses"),
+    ("/messages", "anthropic"),
+    (":streamGenerateContent", "gemini"),
+    ("/api/chat", "ollama"),
+)
+
+
+def wire_of_url(url: str | None) -> str | None:
+    """The wire a request's URL names by its path, or None."""
+    path = urlsplit(url).path if url else ""
+    return next((wire for end, wire in _PATHS if path.endswith(end)), None)
 
 
 def body(capture: Capture, reading: Reading, limit: int) -> bytes | None:
@@ -255,7 +276,7 @@ def _finish(
 
 def _guess_wire(reading: Reading, framing: str) -> str:
     """The wire of a body the builder never named (it broke first): from its first event."""
-    if not reading.first_events:
+    if not reading.first_events or isinstance(reading.error, toolcall.ProviderError):
         return "unknown"
     try:
         return wire_of("sse" if reading.lines_as_sse else framing, reading.first_events[0])

@@ -1,0 +1,187 @@
+"""`toolcall doctor` on the suite's own streams: every published recording, named as its
+provenance says (or "unknown", never another name), and `toolcall serve`'s answers captured the
+way users capture them, with a real HTTP client into a HAR file and with `curl -i`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from toolcall.harness import recordings, serve
+from toolcall.harness.doctor.identify import UNKNOWN
+from toolcall.harness.doctor.opening import open_capture
+from toolcall.harness.doctor.report import Options, examine
+from toolcall.harness.profiles import load_suite
+from toolcall.harness.recordings import Recording
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parent.parent
+SUITE = load_suite(ROOT)
+RECORDINGS = recordings.discover(SUITE.cassettes)
+QUIET = Options(clients=False)
+
+
+def provider_names(recording: Recording) -> set[str]:
+    """The providers.yaml keys the recording's provenance may be named by: its own, or the
+    provider whose wire offer lists its name among `recorded_as`."""
+    names = {recording.provider}
+    for offer in SUITE.wire_offers:
+        if offer.wire == recording.wire and recording.provider in offer.recorded_as:
+            names.add(offer.provider)
+    return names
+
+
+def examined(path: Path) -> dict[str, Any]:
+    return examine(SUITE, open_capture(str(path)), QUIET)
+
+
+def test_every_published_recording_is_named_as_its_provenance_says() -> None:
+    named = {"provider": 0, "route": 0}
+    for recording in RECORDINGS:
+        document = examined(recording.path)
+        where = recording.id
+        assert document["wire"]["value"] == recording.wire, where
+        framing = recording.framing or ("ndjson" if recording.wire == "ollama" else None)
+        if framing is not None:
+            assert document["framing"]["value"] == framing, where
+        provider = document["provider"]["value"]
+        route = document["route"]["value"]
+        assert provider in provider_names(recording) | {UNKNOWN}, (where, provider)
+        assert route in (recording.route, UNKNOWN), (where, route)
+        named["provider"] += provider != UNKNOWN
+        named["route"] += route != UNKNOWN
+        wanted = [c["name"] for c in recording.expected.get("tool_calls", [])]
+        if "error" not in recording.expected:
+            assert [c["name"] for c in document["calls"]] == wanted, where
+    # Identification never names a wrong provider or route; most are named at all.
+    assert named["provider"] >= len(RECORDINGS) * 3 // 4
+    assert named["route"] >= len(RECORDINGS) // 3
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[serve.Running]:
+    with serve.serving(SUITE) as running:
+        yield running
+
+
+#: One stream per wire as `toolcall serve` answers it: (path, the recording it answers with).
+SERVED = [
+    (
+        "/kimi/published/fantasy_openrouter-groq_kimi-k2_multi_tool/v1/chat/completions",
+        "kimi/published/fantasy_openrouter-groq_kimi-k2_multi_tool",
+    ),
+    ("/v1/responses", "wires/responses/fantasy_responses_gpt-4o_multi_tool"),
+    ("/v1/messages", "wires/anthropic/fantasy_claude-sonnet-4_multi_tool"),
+    (
+        "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+        "wires/gemini/fantasy_gemini-2.5-flash_multi_tool",
+    ),
+    (
+        "/v1beta/models/gemini-2.5-flash:streamGenerateContent",
+        "wires/gemini/llm-gemini_gemini-2.5-flash_tools_json-array",
+    ),
+    ("/api/chat", "wires/ollama/fantasy_ollama-cloud_gpt-oss-20b_api-chat_tool"),
+]
+
+
+def recording(name: str) -> Recording:
+    (found,) = [r for r in RECORDINGS if r.id == name]
+    return found
+
+
+def har_of(request: httpx.Request, response: httpx.Response, body: bytes) -> dict[str, Any]:
+    """A HAR file of one exchange, as a proxy or a browser exports it."""
+    return {
+        "log": {
+            "version": "1.2",
+            "creator": {"name": "tests", "version": "1"},
+            "entries": [
+                {
+                    "request": {
+                        "method": request.method,
+                        "url": str(request.url),
+                        "headers": [{"name": k, "value": v} for k, v in request.headers.items()],
+                        "postData": {
+                            "mimeType": "application/json",
+                            "text": request.content.decode(),
+                        },
+                    },
+                    "response": {
+                        "status": response.status_code,
+                        "headers": [{"name": k, "value": v} for k, v in response.headers.items()],
+                        "content": {
+                            "mimeType": response.headers.get("content-type", ""),
+                            "text": body.decode(),
+                        },
+                    },
+                }
+            ],
+        }
+    }
+
+
+@pytest.mark.parametrize(("path", "name"), SERVED, ids=[n for _, n in SERVED])
+def test_a_har_of_serve_written_by_an_http_client(
+    server: serve.Running, tmp_path: Path, path: str, name: str
+) -> None:
+    served = recording(name)
+    headers = {"X-Toolcall-Scenario": served.id, "Authorization": "Bearer sk-" + "x" * 40}
+    request = {
+        "model": served.model,
+        "stream": True,
+        "messages": [{"role": "user", "content": "?"}],
+    }
+    with (
+        httpx.Client(timeout=10) as client,
+        client.stream("POST", server.base_url + path, json=request, headers=headers) as response,
+    ):
+        body = b"".join(response.iter_raw())
+        har = har_of(response.request, response, body)
+    capture = tmp_path / "capture.har"
+    capture.write_text(json.dumps(har), encoding="utf-8")
+    document = examined(capture)
+    assert document["wire"]["value"] == served.wire
+    assert document["capture"]["form"] == "HAR entry 0"
+    assert document["model"]["value"] != UNKNOWN
+    assert [c["name"] for c in document["calls"]] == [
+        c["name"] for c in served.expected["tool_calls"]
+    ]
+    assert "x" * 40 not in json.dumps(document)
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+@pytest.mark.parametrize(("path", "name"), SERVED, ids=[n for _, n in SERVED])
+def test_a_curl_i_capture_of_serve(
+    server: serve.Running, tmp_path: Path, path: str, name: str
+) -> None:
+    served = recording(name)
+    capture = tmp_path / "capture.txt"
+    with capture.open("wb") as out:
+        subprocess.run(
+            [
+                "curl",
+                "-siN",
+                server.base_url + path,
+                "-H",
+                f"X-Toolcall-Scenario: {served.id}",
+                "-d",
+                '{"stream": true}',
+            ],
+            stdout=out,
+            check=True,
+            timeout=30,
+        )
+    document = examined(capture)
+    assert document["capture"]["form"] == "curl -i" and document["capture"]["status"] == 200
+    assert document["wire"]["value"] == served.wire
+    assert [c["name"] for c in document["calls"]] == [
+        c["name"] for c in served.expected["tool_calls"]
+    ]
