@@ -58,7 +58,10 @@ def expected(reading: Reading) -> Expected:
     """What a correct client makes of the stream: the library's reading of it."""
     if reading.error is not None and not isinstance(reading.error, toolcall.UnsoundTurnError):
         if isinstance(reading.error, toolcall.TruncatedError):
-            return Expected(truncated=True, cut_said=streams.cut_said(reading.wire))
+            said = streams.cut_said(reading.wire)
+            if "ended" in reading.error.reason:
+                said = "the end of the stream before the turn's end"
+            return Expected(truncated=True, cut_said=said)
         return Expected(error=error_code(reading.error))
     turn = reading.turn
     if turn is None:

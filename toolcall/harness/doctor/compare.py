@@ -74,7 +74,8 @@ def _calls(a: list[dict[str, Any]], b: list[dict[str, Any]], change: Any) -> Non
 def _turn(a: dict[str, Any] | None, b: dict[str, Any] | None, change: Any) -> None:
     if a is None or b is None:
         if (a is None) != (b is None):
-            change("finish", "one side never finished the turn", a is not None, b is not None)
+            said = {True: "finished", False: "never finished (the stream broke)"}
+            change("finish", "the turn", said[a is not None], said[b is not None])
         return
     fa, fb = a["finish_reason"], b["finish_reason"]
     if fa != fb:

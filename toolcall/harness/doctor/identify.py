@@ -282,11 +282,12 @@ def _narrowed(
         return Guess(
             evidence=[*evidence, "nothing to tell the candidates apart"], candidates=candidates
         )
-    fitting = []
+    fitting, drifts = [], []
     for key in candidates:
         route = suite.routes.get(key)
         declared = {**profile.quirks, **(route.changes_for(provider) if route else {})}
         drift = fingerprint.compare(declared, observed)
+        drifts += [f"{key}: {q} declared {w!r}, seen {g!r}" for q, w, g in drift[:2]]
         if not drift:
             fitting.append(key)
     if len(fitting) == 1:
@@ -294,5 +295,7 @@ def _narrowed(
         if fitting[0] != DIRECT:
             what += f" as routes.yaml's {fitting[0]} changes them"
         return Guess(fitting[0], [*evidence, what])
-    said = "several routes fit the quirks" if fitting else "no route's declared quirks fit"
-    return Guess(evidence=[*evidence, said], candidates=fitting or candidates)
+    if fitting:
+        return Guess(evidence=[*evidence, "several routes fit the quirks"], candidates=fitting)
+    said = f"no route's declared quirks fit ({'; '.join(drifts[:3])})"
+    return Guess(evidence=[*evidence, said], candidates=candidates)
