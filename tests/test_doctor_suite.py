@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from toolcall.harness import recordings, serve
+from toolcall.harness.doctor import compare
 from toolcall.harness.doctor.identify import UNKNOWN
 from toolcall.harness.doctor.opening import open_capture
 from toolcall.harness.doctor.report import Options, examine
@@ -185,3 +186,25 @@ def test_a_curl_i_capture_of_serve(
     assert [c["name"] for c in document["calls"]] == [
         c["name"] for c in served.expected["tool_calls"]
     ]
+
+
+def test_two_captures_around_a_gateway_name_its_change(
+    server: serve.Running, tmp_path: Path
+) -> None:
+    """Upstream and downstream of a gateway that numbers index-less calls 0 and rewrites usage
+    (what LiteLLM was measured doing): the comparison names both changes."""
+    from tests.gateway_relay import Rewrites, relaying
+
+    path = "/gemini/parallel_calls/v1/chat/completions"
+    rewrites = Rewrites(insert_index=True, usage_total=999)
+    with relaying(server.base_url, rewrites) as gateway:
+        captures = []
+        for base in (server.base_url, gateway):
+            response = httpx.post(base + path, json={"stream": True}, timeout=10)
+            captures.append(tmp_path / f"{len(captures)}.sse")
+            captures[-1].write_bytes(response.content)
+    upstream, downstream = (examined(capture) for capture in captures)
+    found = {c["layer"]: c for c in compare.changes(upstream, downstream)}
+    assert found["usage"]["b"]["total_tokens"] == 999
+    assert (found["findings"]["a"], found["findings"]["b"]) == (["index_absent"], ["index_reused"])
+    assert "calls" not in found  # the library still tells the calls apart, by their ids
