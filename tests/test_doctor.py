@@ -338,6 +338,9 @@ def test_a_cut_call_is_found_at_the_end(tmp_path: Path, capsys: pytest.CaptureFi
     code, document = report(capsys, written(tmp_path, "b", body))
     found = codes(document)["truncated"]
     assert code == 1 and found["where"] == {"event": None, "offset": len(body)}
+    (call,) = document["calls"]
+    assert (call["name"], call["complete"], call["event"]) == ("get_weather", False, 0)
+    assert (call["arguments"], call["arguments_text"]) == (None, '{"city": "Pa')
 
 
 def test_finish_for_calls_without_a_call(
@@ -430,7 +433,7 @@ def test_two_captures_name_the_layer_that_changed(
     layers = {c["layer"]: c for c in document["changes"]}
     assert code == 1
     assert layers["wire"]["a"] == "anthropic" and layers["wire"]["b"] == "chat"
-    assert layers["calls"]["a"] == 2 and layers["calls"]["b"] == 0
+    assert layers["calls"]["a"] == 2 and layers["calls"]["b"] == 1
     assert "invalid_arguments" in layers["findings"]["b"]  # {"city": "Paris"}{"tz": "UTC"}
     same = written(tmp_path, "same", wire_bodies.body("anthropic", CALLS))
     code, out, _ = doctor(capsys, upstream, same)

@@ -75,7 +75,8 @@ def test_the_recipe_shows_what_the_text_says(tmp_path: Path) -> None:
     assert markdown.returncode == 1
     assert markdown.stdout.startswith("### Streamed tool call: truncated")
     assert "```" in markdown.stdout
-    assert compared.returncode == 1 and "the number of calls: A 1 -> B 0" in compared.stdout
+    assert compared.returncode == 1
+    assert "the turn is sound: A True -> B False" in compared.stdout
 
 
 def test_the_readme_opens_check_yours_with_the_doctor() -> None:

@@ -1,7 +1,7 @@
 """`toolcall doctor`: a captured stream examined: what it is, what is wrong, who breaks on it.
 
 Exit 0 when the turn is sound, 1 when a finding says it is not (or, with two captures, when a
-layer changed the calls), 2 when a capture cannot be read.
+layer changed the calls or made the turn unsound), 2 when a capture cannot be read.
 """
 
 from __future__ import annotations
@@ -116,5 +116,10 @@ def _compared(a: dict[str, Any], b: dict[str, Any], args: argparse.Namespace) ->
         sys.stdout.write(compare.markdown(a, b, found))
     else:
         sys.stdout.write(compare.text(a, b, found))
+    return 1 if breaking(found) else 0
+
+
+def breaking(found: list[dict[str, Any]]) -> bool:
+    """Whether a layer changed what the application acts on: the calls, or the turn's soundness."""
     lost = {"calls", "ids", "names", "arguments"}
-    return 1 if any(c["layer"] in lost for c in found) else 0
+    return any(c["layer"] in lost or c["what"] == "the turn is sound" for c in found)

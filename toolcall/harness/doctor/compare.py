@@ -41,6 +41,8 @@ def changes(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[dict[str, Any]]:
         change("events", "the number of events", a["capture"]["events"], b["capture"]["events"])
     _calls(a["calls"], b["calls"], change)
     _turn(a["turn"], b["turn"], change)
+    if a["sound"] != b["sound"]:
+        change("findings", "the turn is sound", a["sound"], b["sound"])
     codes_a = {f["code"] for f in a["findings"]}
     codes_b = {f["code"] for f in b["findings"]}
     if codes_a != codes_b:

@@ -48,6 +48,23 @@ class Where:
         return f"event {self.event}, byte {self.offset}"
 
 
+#: Characters of a call's arguments kept as they arrive (for a turn that breaks before its end).
+ARGUMENTS_KEPT = 64 * 1024
+
+
+@dataclass
+class Started:
+    """A call as far as its events went: where it began, its arguments so far (the first
+    `ARGUMENTS_KEPT` characters), and whether it completed."""
+
+    id: str
+    name: str
+    began: Where
+    arguments: str = ""
+    length: int = 0
+    done: bool = False
+
+
 @dataclass
 class Reading:
     """What the library made of the body, and where."""
@@ -68,6 +85,8 @@ class Reading:
     diagnostic_at: dict[int, Where] = field(default_factory=dict)
     #: Raw bytes of events a finding may quote, by event number.
     excerpts: dict[int, bytes] = field(default_factory=dict)
+    #: The calls by index as their events went, complete or not.
+    started: dict[int, Started] = field(default_factory=dict)
     #: (channel, characters before, where) each time an event added text or reasoning.
     text_marks: list[tuple[str, int, Where]] = field(default_factory=list)
 
@@ -245,7 +264,11 @@ def _note(
         _keep_excerpt(reading, piece)
     counts.diagnostics = len(held)
     for event in events:
-        if isinstance(event, toolcall.TextDelta):
+        if isinstance(event, (toolcall.ToolCallStarted, toolcall.ArgumentsDelta)):
+            _follow(reading, event, where)
+        elif isinstance(event, toolcall.ToolCallDone) and event.call.index in reading.started:
+            reading.started[event.call.index].done = True
+        elif isinstance(event, toolcall.TextDelta):
             reading.text_marks.append(("content", counts.content, where))
             counts.content += len(event.text)
         elif isinstance(event, toolcall.ReasoningDelta):
@@ -253,6 +276,19 @@ def _note(
             counts.reasoning += len(event.text)
     if len(reading.text_marks) > 100_000:
         del reading.text_marks[50_000:-1]  # bounded: the first places, and the latest
+
+
+def _follow(
+    reading: Reading, event: toolcall.ToolCallStarted | toolcall.ArgumentsDelta, where: Where
+) -> None:
+    """A call's start or next fragment, kept for a turn that breaks before its end."""
+    if isinstance(event, toolcall.ToolCallStarted):
+        reading.started.setdefault(event.index, Started(event.id, event.name, where))
+        return
+    call = reading.started.setdefault(event.index, Started("", "", where))
+    if call.length < ARGUMENTS_KEPT:
+        call.arguments += event.fragment[: ARGUMENTS_KEPT - call.length]
+    call.length += len(event.fragment)
 
 
 def _finish(

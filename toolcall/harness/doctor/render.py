@@ -34,7 +34,10 @@ def _call_line(call: Mapping[str, Any]) -> str:
     )
     if len(shown) > 160:
         shown = shown[:157] + "..."
-    return f"  [{call['index']}] {call['name']}({shown})  id {call['id']!r}"
+    line = f"  [{call['index']}] {call['name']}({shown})  id {call['id']!r}"
+    if call["event"] is not None:
+        line += f", from event {call['event']}"
+    return line if call["complete"] else line + "  (INCOMPLETE: the stream broke first)"
 
 
 def _where(finding: Mapping[str, Any]) -> str:
@@ -80,7 +83,9 @@ def text(document: Mapping[str, Any]) -> str:
 def _turn_lines(document: Mapping[str, Any]) -> list[str]:
     turn = document["turn"]
     if turn is None:
-        return ["turn: none (the stream broke before it ended)"]
+        calls = document["calls"]
+        lines = [f"turn: none (the stream broke before it ended); {len(calls)} call(s) began"]
+        return lines + [_call_line(call) for call in calls]
     lines = [f"turn: finish {turn['finish_reason']!r}, {len(document['calls'])} call(s)"]
     lines += [_call_line(call) for call in document["calls"]]
     if turn["usage"] is not None:

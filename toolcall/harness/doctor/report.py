@@ -20,7 +20,7 @@ from ..profiles import DIRECT, Suite
 from . import clients, findings, request
 from .capture import Capture
 from .identify import UNKNOWN, Identity, identify
-from .reading import Reading, body, read
+from .reading import Reading, Started, body, read
 
 #: Characters of the text and the reasoning shown.
 SHORT = 240
@@ -119,9 +119,10 @@ def _turn(reading: Reading) -> dict[str, Any] | None:
 
 
 def _calls(reading: Reading) -> list[dict[str, Any]]:
+    """The turn's calls; of a turn that broke before its end, the calls as far as they came."""
     turn = reading.turn
     if turn is None:
-        return []
+        return [_partial(index, call) for index, call in sorted(reading.started.items())]
     return [
         {
             "index": call.index,
@@ -129,9 +130,32 @@ def _calls(reading: Reading) -> list[dict[str, Any]]:
             "name": call.function.name,
             "arguments": arguments,
             "arguments_text": call.function.arguments,
+            "complete": True,
+            "event": _began(reading, call.index),
         }
         for call, arguments in zip(turn.tool_calls, turn.arguments, strict=True)
     ]
+
+
+def _began(reading: Reading, index: int) -> int | None:
+    started = reading.started.get(index)
+    return None if started is None else started.began.event
+
+
+def _partial(index: int, call: Started) -> dict[str, Any]:
+    try:
+        arguments = json.loads(call.arguments) if call.done else None
+    except ValueError:
+        arguments = None
+    return {
+        "index": index,
+        "id": call.id,
+        "name": call.name,
+        "arguments": arguments,
+        "arguments_text": call.arguments,
+        "complete": call.done,
+        "event": call.began.event,
+    }
 
 
 def publish_command(suite: Suite, capture: Capture, identity: Identity, reading: Reading) -> str:
