@@ -1,10 +1,8 @@
-"""A body as the events a provider flushed, its chat chunks, and the cut-off variant of it on
-every wire.
+"""The cut-off variant of a stream, on every wire.
 
-Implementations are compared on what their users feed them: on chat completions the decoded
-chunks (what every client works from once its SSE reader has run, read with the library's own
-SSE decoder, which the conformance suite has already checked byte by byte), on the other wires
-the body as it came.
+The body is read as the events a provider flushed by the harness's one reader (`wires.events`,
+on the library's own decoders), and each wire's rules for a cut are in its row of the wire
+table (`wires.Wire.cut`, written in `cutoff.py`).
 
 The cut-off variant answers the question a cut-off turn asks of a client: does it notice? It is
 made from a stream of the suite (a provider's `long_arguments` cassette, on chat and on each
