@@ -21,9 +21,9 @@ from jsonschema import Draft202012Validator
 
 import toolcall
 from tests import wire_bodies
-from toolcall.harness import cli
+from toolcall.harness import cli, wires
 from toolcall.harness.cli import main
-from toolcall.harness.doctor import spans
+from toolcall.harness.doctor import windows
 from toolcall.harness.doctor.capture import Capture
 from toolcall.harness.doctor.codes import CODES
 from toolcall.harness.doctor.reading import HEAD_KEPT, read
@@ -467,24 +467,28 @@ def test_the_publish_command_is_printed(tmp_path: Path, capsys: pytest.CaptureFi
     assert "--origin" in document["publish"]
 
 
-def test_the_body_is_cut_as_it_comes() -> None:
-    """A body handed over in chunks is cut into events without waiting for the rest: the first
-    event comes out after the first chunk, whatever follows."""
+def test_the_body_is_read_a_window_at_a_time() -> None:
+    """A body handed over in chunks is read by windows: the first event comes out once one
+    window is read, and reading on reads on by windows, never the whole body (here endless)."""
     taken = 0
     event = b'data: {"choices":[{"index":0,"delta":{"content":"x"}}]}\n\n'
+    chunk = event * 1000
 
     def endless() -> Any:
         nonlocal taken
         while True:
             taken += 1
-            yield event * 10
+            yield chunk
 
-    cut = spans.pieces("sse", endless())
-    first = next(cut)
-    assert (first.event, first.data, taken) == (0, event, 1)
-    for _ in range(100):
-        next(cut)
-    assert taken <= 11
+    read = windows.pieces("sse", endless())
+    first = next(read)
+    assert (first.number, first.start, first.raw) == (0, 0, event)
+    per_window = windows.WINDOW // len(chunk) + 1
+    assert taken == per_window
+    for number in range(1, 3 * per_window * 1000):
+        piece = next(read)
+        assert (piece.number, piece.start) == (number, number * len(event))
+    assert taken <= 4 * per_window + 1
 
 
 @pytest.mark.slow
@@ -549,3 +553,38 @@ def test_an_error_answer_is_the_providers_error(
     assert code == 1 and "slow down" in found["message"]
     assert document["wire"]["value"] == "anthropic"
     assert document["capture"]["status"] == 429
+
+
+@pytest.mark.parametrize("size", [64, 200, 1000])
+@pytest.mark.parametrize("form", [*wire_bodies.WIRES, "json-array"])
+def test_windows_read_what_the_body_reader_reads_whole(
+    monkeypatch: pytest.MonkeyPatch, form: str, size: int
+) -> None:
+    """Read a window at a time, any window size, a body gives the events the harness's body
+    reader gives for it whole: the same numbers, offsets and bytes."""
+    monkeypatch.setattr(windows, "WINDOW", size)
+    body = wire_bodies.body(
+        "gemini" if form == "json-array" else form, CALLS, text="Looking it up."
+    )
+    framing = {"json-array": "json-array", "ollama": "ndjson"}.get(form, "sse")
+    if form == "json-array":
+        body = wire_bodies.as_json_array(body, pretty=True)
+    wire = {"sse": "chat", "ndjson": "ollama", "json-array": "gemini"}[framing]
+    whole = [(e.number, e.start, e.raw) for e in wires.events(wire, body, framing)]
+    chunks = (body[at : at + 7] for at in range(0, len(body), 7))
+    read = [(p.number, p.start, p.raw) for p in windows.pieces(framing, chunks)]
+    assert read == whole and b"".join(raw for _, _, raw in read) == body
+
+
+def test_a_body_the_reader_refuses_is_found_at_its_event(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bytes that are not UTF-8 in the middle of a body: the events before them are read, the
+    finding names the event and offset where they are, and nothing after them is needed."""
+    monkeypatch.setattr(windows, "WINDOW", 128)
+    events = wire_bodies.body("chat", CALLS).split(b"\n\n")
+    broken = b'data: {"x": "\xff\xfe"}'
+    body = b"\n\n".join([*events[:2], broken, *events[2:]])
+    code, document = report(capsys, written(tmp_path, "b", body))
+    found = codes(document)["broken_stream"]
+    assert code == 1 and found["where"] == {"event": 2, "offset": body.index(broken)}

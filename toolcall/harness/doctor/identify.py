@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from .. import fingerprint, walk
+from .. import fingerprint, wires
 from ..profiles import DIRECT, Suite
 from .capture import Capture
 from .reading import Reading
@@ -143,7 +143,7 @@ def _observe(reading: Reading) -> fingerprint.Observed | None:
         return None
     try:
         return fingerprint.observe(bytes(reading.head))
-    except walk.UnreadableStream:
+    except wires.UnreadableBody:
         return None
 
 

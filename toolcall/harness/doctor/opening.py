@@ -143,15 +143,12 @@ def _classify(name: str, opener: Callable[[], Any], entry: int | None) -> Captur
 
 
 def _binary(head: bytes) -> bool:
-    """Whether the start is not text: a NUL byte, or bytes that are not UTF-8 (a character cut
-    at the end of the window is forgiven)."""
+    """Whether the start is not text: a NUL byte, or many bytes that are not UTF-8 (a few are
+    a body's own fault, which the reading reports at its event)."""
     if b"\x00" in head:
         return True
-    try:
-        head.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return exc.start < len(head) - 4
-    return False
+    bad = head.decode("utf-8", "replace").count("\ufffd")
+    return bad > max(16, len(head) // 100)
 
 
 def _document(name: str, opener: Callable[[], Any]) -> bytes:

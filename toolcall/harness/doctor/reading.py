@@ -1,8 +1,9 @@
 """The captured body read by the library, event by event, with where each thing happened.
 
-The body goes through `spans` (its framing's events, with their byte spans) and each event is fed
-to one `toolcall.TurnBuilder`: what the builder reports while an event is fed (a diagnostic, an
-error, text) happened in that event, so every finding can say "event 14, byte 2 316". Nothing is
+The body is read by the harness's one body reader a window at a time (`windows`: each event
+with its number and byte offset), and each event is fed to one `toolcall.TurnBuilder`: what the
+builder reports while an event is fed (a diagnostic, an error, text) happened in that event, so
+every finding can say "event 14, byte 2 316". Nothing is
 held but what a finding may quote: the first `HEAD_KEPT` bytes (for identifying and excerpts),
 the last events (for an error at the end) and the events where something happened. The turn
 itself is held by the library within its own limits.
@@ -26,7 +27,7 @@ import toolcall
 from toolcall._wires import framing_of, wire_of
 
 from .capture import Capture
-from .spans import Piece, pieces
+from .windows import Piece, pieces
 
 #: The start of the body kept for identifying it and quoting it.
 HEAD_KEPT = 1 << 20
@@ -76,6 +77,7 @@ class Reading:
     turn: toolcall.Turn | None = None
     error: toolcall.ToolCallError | None = None
     error_at: Where | None = None
+    #: The events that carry data (the numbering counts comments and blank lines too).
     events: int = 0
     size: int = 0
     head: bytearray = field(default_factory=bytearray)
@@ -122,8 +124,8 @@ def read(capture: Capture, wire: str = "auto") -> Reading:
     for piece in pieces(framing, chunks):
         recent.append(piece)
         _keep_head(reading, piece)
-        data = _as_sse(piece.data) if sse_lines else piece.data
-        where = Where(piece.event, piece.start)
+        data = _as_sse(piece.raw) if sse_lines and not piece.refused else piece.raw
+        where = Where(piece.number, piece.start)
         try:
             events = builder.feed(data)
         except toolcall.ToolCallError as exc:
@@ -131,9 +133,8 @@ def read(capture: Capture, wire: str = "auto") -> Reading:
             _keep_excerpt(reading, piece)
             break
         _note(reading, builder, events, where, counts, piece)
-        reading.size = piece.start + len(piece.data)
-        if piece.event is not None:
-            reading.events = piece.event + 1
+        reading.size = piece.start + len(piece.raw)
+        reading.events += piece.carries
     else:
         _finish(reading, builder, counts, recent)
     if builder.wire != "auto":
@@ -167,7 +168,7 @@ def body(capture: Capture, reading: Reading, limit: int) -> bytes | None:
         return None
     parts = []
     for piece in pieces(reading.framing, capture.chunks()):
-        parts.append(_as_sse(piece.data) if reading.lines_as_sse else piece.data)
+        parts.append(_as_sse(piece.raw) if reading.lines_as_sse else piece.raw)
     return b"".join(parts)
 
 
@@ -224,28 +225,14 @@ def _as_sse(line: bytes) -> bytes:
 
 def _keep_head(reading: Reading, piece: Piece) -> None:
     if piece.start < HEAD_KEPT:
-        reading.head += piece.data  # a bytearray: appended in place
-        if piece.event is not None and len(reading.first_events) < 64:
-            decoded = _decoded(piece.data)
-            if decoded is not None:
-                reading.first_events.append(decoded)
-
-
-def _decoded(data: bytes) -> dict[str, Any] | None:
-    """An event's JSON object, from its SSE data lines or its line or array element."""
-    text = data.decode("utf-8", "replace")
-    lines = [line[5:].removeprefix(" ") for line in text.splitlines() if line.startswith("data:")]
-    payload = "\n".join(lines) if lines else text.strip().strip(",[]").strip()
-    try:
-        found = json.loads(payload)
-    except ValueError:
-        return None
-    return found if isinstance(found, dict) else None
+        reading.head += piece.raw  # a bytearray: appended in place
+        if piece.payload is not None and len(reading.first_events) < 64:
+            reading.first_events.append(piece.payload)
 
 
 def _keep_excerpt(reading: Reading, piece: Piece) -> None:
-    if piece.event is not None and len(reading.excerpts) < 256:
-        reading.excerpts.setdefault(piece.event, piece.data[:EXCERPT])
+    if len(reading.excerpts) < 256:
+        reading.excerpts.setdefault(piece.number, piece.raw[:EXCERPT])
 
 
 def _note(
