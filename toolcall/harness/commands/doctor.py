@@ -12,8 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from toolcall._wires import WIRES
-
+from .. import wires
 from ..doctor import compare, render
 from ..doctor.capture import CaptureError
 from ..doctor.opening import open_capture
@@ -35,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     out.add_argument("--json", action="store_true", help="the report as JSON (doctor.schema.json)")
     out.add_argument("--markdown", action="store_true", help="a bug report to paste")
     parser.add_argument(
-        "--wire", choices=["auto", *WIRES], default="auto", help="the wire, if not told"
+        "--wire", choices=["auto", *wires.NAMES], default="auto", help="the wire, if not told"
     )
     parser.add_argument(
         "--request", type=Path, help="the request body (JSON), to check the calls against"

@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 import toolcall
 from toolcall._wires import framing_of, wire_of
 
+from .. import wires
 from .capture import Capture
 from .windows import Piece, pieces
 
@@ -144,21 +145,11 @@ def read(capture: Capture, wire: str = "auto") -> Reading:
     return reading
 
 
-#: Each wire's path, as its API names it: the request's URL says the wire of an answer that
-#: never showed it (an error answer).
-_PATHS = (
-    ("/chat/completions", "chat"),
-    ("/responses", "responses"),
-    ("/messages", "anthropic"),
-    (":streamGenerateContent", "gemini"),
-    ("/api/chat", "ollama"),
-)
-
-
 def wire_of_url(url: str | None) -> str | None:
-    """The wire a request's URL names by its path, or None."""
-    path = urlsplit(url).path if url else ""
-    return next((wire for end, wire in _PATHS if path.endswith(end)), None)
+    """The wire a request's URL names by its path (the wire table's paths), or None: it says
+    the wire of an answer that never showed it (an error answer)."""
+    segments = [s for s in (urlsplit(url).path if url else "").split("/") if s]
+    return next((name for name, path in wires.WIRE_PATHS.items() if path.matches(segments)), None)
 
 
 def body(capture: Capture, reading: Reading, limit: int) -> bytes | None:
