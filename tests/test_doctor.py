@@ -122,7 +122,7 @@ def _har(body: bytes, *, streamed: int = 1) -> bytes:
     entry = {
         "request": {
             "method": "POST",
-            "url": "https://api.deepseek.com/v1/chat/completions",
+            "url": f"https://api.deepseek.com/v1/chat/completions?key={SECRET}",
             "headers": [{"name": "Authorization", "value": f"Bearer {SECRET}"}],
             "postData": {"mimeType": "application/json", "text": json.dumps(request)},
         },
@@ -351,8 +351,11 @@ def test_finish_for_calls_without_a_call(
     assert code == 1 and "calls_lost" in codes(document)
 
 
-def test_special_tokens_in_a_name(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    body = _chat_events(_call(0, "call_a", "get_weather<|channel|>commentary", "{}"))
+@pytest.mark.parametrize("name", ["get_weather<|channel|>commentary", ""])
+def test_special_tokens_in_a_name_or_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    body = _chat_events(_call(0, "call_a", name, "{}"))
     code, document = report(capsys, written(tmp_path, "b", body))
     assert code == 1 and "bad_name" in codes(document)
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from .. import secrets
+from .. import scrub, secrets
 from ..cassettes import SAFE_LOADER
 
 GZIP_MAGIC = b"\x1f\x8b"
@@ -64,6 +64,11 @@ class Capture:
     request: dict[str, Any] | None = None
     compressed: bool = False
     notes: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        # A URL may carry a key (Gemini's `?key=`, userinfo): it is kept without them.
+        if self.url:
+            self.url = scrub.url(self.url)
 
     def header(self, name: str) -> str | None:
         return next((v for k, v in self.headers if k.lower() == name.lower()), None)

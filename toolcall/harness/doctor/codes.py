@@ -31,4 +31,6 @@ def error_code(error: toolcall.ToolCallError) -> str:
         return "http_error" if error.status is not None else "provider_error"
     if isinstance(error, toolcall.LimitExceeded):
         return "limit_exceeded"
+    if "never got a name" in error.reason:
+        return "bad_name"
     return "broken_stream"

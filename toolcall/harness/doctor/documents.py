@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import scrub
 from .capture import Capture, CaptureError, body_of, json_request, load_yaml
 
 _STREAM_TYPES = ("event-stream", "ndjson", "x-json-stream", "jsonl")
@@ -158,6 +159,7 @@ def _chosen(name: str, kind: str, exchanges: list[Exchange], entry: int | None) 
     body = chosen.body
     where = f"{kind} entry {chosen.number}"
     capture = Capture(name, where, lambda: iter([body]), chosen.status, chosen.headers)
-    capture.url, capture.method = chosen.url or None, chosen.method or None
+    capture.url = scrub.url(chosen.url) if chosen.url else None
+    capture.method = chosen.method or None
     capture.request = json_request(chosen.request_body)
     return capture

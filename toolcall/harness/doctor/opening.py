@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from .. import scrub
 from .capture import GZIP_MAGIC, Capture, CaptureError
 from .documents import cassette_capture, har_capture
 
@@ -201,7 +202,7 @@ def _transcript(name: str, opener: Callable[[], Any], head: bytes) -> Capture:
     chunks = _curl_body(opener, offset) if verbose else (lambda: _stream(opener, offset))
     capture = Capture(name, form, chunks, status, headers, url, method)
     if host and url and url.startswith("/"):
-        capture.url = f"https://{host}{url}"
+        capture.url = scrub.url(f"https://{host}{url}")
     return capture
 
 
