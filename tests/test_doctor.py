@@ -591,3 +591,20 @@ def test_a_body_the_reader_refuses_is_found_at_its_event(
     code, document = report(capsys, written(tmp_path, "b", body))
     found = codes(document)["broken_stream"]
     assert code == 1 and found["where"] == {"event": 2, "offset": body.index(broken)}
+
+
+def test_a_quirk_names_who_else_sends_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`id: ""` on a call's later deltas, as DashScope sends it: the finding names Qwen's
+    profile, which declares it, and the recording that shows it."""
+    body = _chat_events(
+        _call(0, "call_a", "get_weather", ""),
+        _call(0, "", None, '{"city": '),
+        _call(0, "", None, '"Paris"}'),
+    )
+    code, document = report(capsys, written(tmp_path, "b", body))
+    (found,) = [f for f in document["findings"] if f["message"].startswith("later_id = 'empty'")]
+    assert code == 0 and found["code"] == "quirk" and found["severity"] == "info"
+    assert any("providers.qwen.quirks.later_id" in place for place in found["declared_by"])
+    assert "vercel-ai_qwen3-max-tool-call" in found["shown_in"]

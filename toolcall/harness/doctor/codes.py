@@ -3,9 +3,13 @@ each error the library raises."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Any
+
 import toolcall
 
 from ..profiles import format_schema
+from .reading import Where
 
 SEVERITIES = ("error", "warning", "info")
 
@@ -34,3 +38,36 @@ def error_code(error: toolcall.ToolCallError) -> str:
     if "never got a name" in error.reason:
         return "bad_name"
     return "broken_stream"
+
+
+@dataclass
+class Finding:
+    code: str
+    message: str
+    where: Where | None = None
+    excerpt: str = ""
+    #: The profiles and routes that declare the same quirk, with their place.
+    declared_by: list[str] = field(default_factory=list)
+    #: Published recordings of the suite that show the same.
+    shown_in: list[str] = field(default_factory=list)
+    #: The usual cause, where there is one to name.
+    cause: str = ""
+
+    @property
+    def severity(self) -> str:
+        return CODES[self.code][0]
+
+    def to_dict(self) -> dict[str, Any]:
+        where = None
+        if self.where is not None:
+            where = {"event": self.where.event, "offset": self.where.offset}
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "message": self.message,
+            "where": where,
+            "excerpt": self.excerpt,
+            "declared_by": self.declared_by,
+            "shown_in": self.shown_in,
+            "cause": self.cause,
+        }

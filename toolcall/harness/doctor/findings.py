@@ -15,16 +15,14 @@ clients may not; "info" is how the stream was framed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 import toolcall
 
 from .. import secrets
-from ..checks.where_to_fix import _place
 from ..profiles import Suite
-from . import evidence
-from .codes import CODES, SEVERITIES, error_code
+from . import evidence, quirks
+from .codes import CODES, SEVERITIES, Finding, error_code
 from .identify import Identity
 from .reading import Reading, Where
 
@@ -57,45 +55,13 @@ PARSERS: dict[str, str] = {
 _FORMAT = re.compile(r"holds (.+?) tool-call markup")
 
 
-@dataclass
-class Finding:
-    code: str
-    message: str
-    where: Where | None = None
-    excerpt: str = ""
-    #: The profiles and routes that declare the same quirk, with their place.
-    declared_by: list[str] = field(default_factory=list)
-    #: Published recordings of the suite that show the same.
-    shown_in: list[str] = field(default_factory=list)
-    #: The usual cause, where there is one to name.
-    cause: str = ""
-
-    @property
-    def severity(self) -> str:
-        return CODES[self.code][0]
-
-    def to_dict(self) -> dict[str, Any]:
-        where = None
-        if self.where is not None:
-            where = {"event": self.where.event, "offset": self.where.offset}
-        return {
-            "code": self.code,
-            "severity": self.severity,
-            "message": self.message,
-            "where": where,
-            "excerpt": self.excerpt,
-            "declared_by": self.declared_by,
-            "shown_in": self.shown_in,
-            "cause": self.cause,
-        }
-
-
 def findings(suite: Suite, reading: Reading, identity: Identity) -> list[Finding]:
     """Every finding, errors first, each in stream order."""
     found = [_from_diagnostic(suite, reading, n, d) for n, d in enumerate(_diagnostics(reading))]
     if reading.error is not None:
         found.append(_from_error(reading, reading.error))
     found += _usage(identity)
+    found += quirks.findings(suite, identity.observed)
     for finding in found:
         finding.shown_in = finding.shown_in or evidence.recordings_showing(suite, finding.code)
     order = {s: n for n, s in enumerate(SEVERITIES)}
@@ -137,28 +103,9 @@ def _from_diagnostic(
         where = Where(None, reading.size)
     code = diagnostic.code if diagnostic.code in CODES else "library_diagnostic"
     finding = Finding(code, diagnostic.message, where, excerpt(reading, where), cause=cause)
-    finding.declared_by, finding.shown_in = _declared(suite, diagnostic.code)
+    if diagnostic.code in QUIRK_OF:
+        finding.declared_by, finding.shown_in = quirks.declared(suite, *QUIRK_OF[diagnostic.code])
     return finding
-
-
-def _declared(suite: Suite, code: str) -> tuple[list[str], list[str]]:
-    """The profiles and routes declaring the quirk a diagnostic is, and their recordings."""
-    if code not in QUIRK_OF:
-        return [], []
-    quirk, value = QUIRK_OF[code]
-    places, shown = [], []
-    for key, provider in suite.providers.items():
-        if provider.quirks.get(quirk) == value:
-            places.append(_place(suite, "providers.yaml", ("providers", key, "quirks", quirk)))
-            shown += provider.quirk_evidence.get(quirk, {}).get("recordings", [])
-    for key, route in suite.routes.items():
-        for provider_key, entries in route.change_evidence.items():
-            entry = entries.get(quirk)
-            if entry is not None and entry.get("value") == value:
-                keys = ("routes", key, "changes", provider_key, quirk)
-                places.append(_place(suite, "routes.yaml", keys))
-                shown += entry.get("recordings", [])
-    return places, list(dict.fromkeys(shown))
 
 
 def _from_error(reading: Reading, error: toolcall.ToolCallError) -> Finding:

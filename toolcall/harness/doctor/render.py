@@ -107,9 +107,13 @@ def _finding_lines(found: Sequence[Mapping[str, Any]]) -> list[str]:
         if f["cause"]:
             lines.append(f"    usual cause: {f['cause']}")
         if f["declared_by"]:
-            lines.append(f"    declared by: {', '.join(f['declared_by'][:3])}")
+            more = len(f["declared_by"]) - 3
+            extra = f" (and {more} more)" if more > 0 else ""
+            lines.append(f"    declared by: {', '.join(f['declared_by'][:3])}{extra}")
         if f["shown_in"]:
-            lines.append(f"    also in: {', '.join(f['shown_in'])}")
+            more = len(f["shown_in"]) - 3
+            extra = f" (and {more} more)" if more > 0 else ""
+            lines.append(f"    also in: {', '.join(f['shown_in'][:3])}{extra}")
         if f["excerpt"] and f["severity"] == "error":
             lines.append(f"    bytes: {_cut(f['excerpt'])}")
     return lines

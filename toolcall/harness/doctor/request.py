@@ -14,7 +14,7 @@ from typing import Any
 import toolcall
 from toolcall.schema import ToolSchemas
 
-from .findings import Finding
+from .codes import Finding
 
 
 def tools_of(request: Mapping[str, Any]) -> list[dict[str, Any]]:
