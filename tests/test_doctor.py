@@ -101,8 +101,11 @@ def _curl_i(body: bytes) -> bytes:
 
 
 def _curl_v(body: bytes) -> bytes:
+    meter = "\r100  3291    0  3275  100    16   241k   1209 --:--:-- --:--:-- --:--:--  247k"
     lines = [
-        "*   Trying 127.0.0.1:8765...",
+        "  % Total    % Received % Xferd  Average Speed   Time    Time     Time  Current",
+        "                                 Dload  Upload   Total   Spent    Left  Speed",
+        meter + "*   Trying 127.0.0.1:8765...",
         "* Connected to api.deepseek.com (127.0.0.1) port 8765",
         "> POST /v1/chat/completions HTTP/1.1",
         "> Host: api.deepseek.com",
@@ -114,7 +117,9 @@ def _curl_v(body: bytes) -> bytes:
         "<",
         "{ [1024 bytes data]",
     ]
-    return ("\n".join(lines) + "\n").encode() + body + b"* Connection #0 left intact\n"
+    half = len(body) // 2
+    middle = body[:half] + meter.encode() + body[half:]  # the meter between two writes
+    return ("\n".join(lines) + "\n").encode() + middle + b"* Connection #0 left intact\n"
 
 
 def _har(body: bytes, *, streamed: int = 1) -> bytes:

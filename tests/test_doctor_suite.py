@@ -159,17 +159,20 @@ def test_a_har_of_serve_written_by_an_http_client(
 
 
 @pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+@pytest.mark.parametrize("flags", ["-siN", "-vN"])
 @pytest.mark.parametrize(("path", "name"), SERVED, ids=[n for _, n in SERVED])
-def test_a_curl_i_capture_of_serve(
-    server: serve.Running, tmp_path: Path, path: str, name: str
+def test_a_curl_capture_of_serve(
+    server: serve.Running, tmp_path: Path, path: str, name: str, flags: str
 ) -> None:
+    """`curl -siN > file`, and `curl -vN > file 2>&1`: curl's own lines and its progress meter
+    among the body's."""
     served = recording(name)
     capture = tmp_path / "capture.txt"
     with capture.open("wb") as out:
         subprocess.run(
             [
                 "curl",
-                "-siN",
+                flags,
                 server.base_url + path,
                 "-H",
                 f"X-Toolcall-Scenario: {served.id}",
@@ -177,11 +180,18 @@ def test_a_curl_i_capture_of_serve(
                 '{"stream": true}',
             ],
             stdout=out,
+            stderr=subprocess.STDOUT,
             check=True,
             timeout=30,
         )
     document = examined(capture)
-    assert document["capture"]["form"] == "curl -i" and document["capture"]["status"] == 200
+    form = "curl -i" if flags == "-siN" else "curl -v"
+    assert document["capture"]["form"] == form and document["capture"]["status"] == 200
+    # curl ends its meter with a line end: after a body that has none, it reads as the body's
+    extra = (
+        {len(served.body())} if flags == "-siN" else {len(served.body()), len(served.body()) + 1}
+    )
+    assert document["capture"]["bytes"] in extra
     assert document["wire"]["value"] == served.wire
     assert [c["name"] for c in document["calls"]] == [
         c["name"] for c in served.expected["tool_calls"]

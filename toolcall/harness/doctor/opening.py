@@ -32,7 +32,32 @@ _CASSETTE = re.compile(
 _STATUS = re.compile(r"HTTP/[0-9.]+ +([0-9]{3})")
 #: Lines of `curl -v` that are curl's own, never the body: info, request, response header,
 #: and the data markers it prints when the body goes elsewhere.
-_CURL_LINE = re.compile(rb"\A(?:\* |\*\r?\n|> |>\r?\n|< |<\r?\n|\{ \[|\} \[)")
+_CURL_LINE = re.compile(
+    rb"\A(?:\* |\*\r?\n|> |>\r?\n|< |<\r?\n|\{ \[|\} \[|  % Total  |  +Dload  Upload)"
+)
+#: curl's progress meter, which `2>&1` puts among the lines (after a carriage return).
+_SIZE = rb"\d+(?:\.\d)?[kMGTP]?"
+_TIME = rb"(?:--:--:--|[0-9:]+)"
+_PROGRESS = re.compile(
+    rb"\r? {0,2}\d{1,3} +"
+    + _SIZE
+    + rb" +\d{1,3} +"
+    + _SIZE
+    + rb" +\d{1,3} +"
+    + _SIZE
+    + rb" +"
+    + _SIZE
+    + rb" +"
+    + _SIZE
+    + rb" +"
+    + _TIME
+    + rb" +"
+    + _TIME
+    + rb" +"
+    + _TIME
+    + rb" +"
+    + _SIZE
+)
 
 
 def open_capture(name: str, entry: int | None = None, stdin: IO[bytes] | None = None) -> Capture:
@@ -135,7 +160,7 @@ def _classify(name: str, opener: Callable[[], Any], entry: int | None) -> Captur
         capture = har_capture(name, _document(name, opener), entry)
     elif _CASSETTE.match(head):
         capture = cassette_capture(name, _document(name, opener), entry)
-    elif head.startswith(b"HTTP/") or _CURL_LINE.match(head):
+    elif head.startswith(b"HTTP/") or _CURL_LINE.match(head.lstrip(b"\r")):
         capture = _transcript(name, opener, head)
     else:
         capture = Capture(name, "body", lambda: _stream(opener))
@@ -165,21 +190,26 @@ def _transcript(name: str, opener: Callable[[], Any], head: bytes) -> Capture:
     """`curl -i` (a status line and headers, then the body) or `curl -v` (curl's own lines
     prefixed `* `, `> `, `< `, then the body, with curl's lines perhaps among it)."""
     verbose = not head.startswith(b"HTTP/")
-    lines = head.splitlines(keepends=True)
+    # Split at line feeds only: a progress meter's carriage returns are inside its lines.
+    lines = [line + b"\n" for line in head.split(b"\n")]
     status: int | None = None
     headers: list[tuple[str, str]] = []
     method = url = None
     offset = 0
     in_headers = False
+    host = None
     for line in lines:
-        text = line.decode("utf-8", "replace").rstrip("\r\n")
+        cleaned = _PROGRESS.sub(b"", line) if verbose else line
+        text = cleaned.decode("utf-8", "replace").rstrip("\r\n")
         if verbose:
-            if not _CURL_LINE.match(line):
+            if not _curls(line, cleaned):
                 break
             offset += len(line)
             if text.startswith("> ") and method is None and " HTTP/" in text:
                 method, _, rest = text[2:].partition(" ")
                 url = rest.rpartition(" HTTP/")[0]
+            if text.lower().startswith("> host:"):
+                host = text[7:].strip()
             if not text.startswith("<"):
                 continue
             text = text[2:] if text.startswith("< ") else ""
@@ -197,7 +227,6 @@ def _transcript(name: str, opener: Callable[[], Any], head: bytes) -> Capture:
             in_headers = False
     if status is None:
         raise CaptureError(f"{name}: a transcript without an HTTP status line")
-    host = next((v for k, v in headers if k.lower() == "host"), None)
     form = "curl -v" if verbose else "curl -i"
     chunks = _curl_body(opener, offset) if verbose else (lambda: _stream(opener, offset))
     capture = Capture(name, form, chunks, status, headers, url, method)
@@ -206,18 +235,31 @@ def _transcript(name: str, opener: Callable[[], Any], head: bytes) -> Capture:
     return capture
 
 
+def _curls(line: bytes, cleaned: bytes) -> bool:
+    """Whether a line of a `curl -v` transcript is curl's own: a prefixed line, or a progress
+    meter's alone."""
+    return bool(_CURL_LINE.match(cleaned)) or (bool(line.strip()) and not cleaned.strip())
+
+
 def _curl_body(opener: Callable[[], Any], offset: int) -> Callable[[], Iterator[bytes]]:
-    """The body of a `curl -v` transcript without curl's own lines among or after it."""
+    """The body of a `curl -v` transcript without curl's own lines and progress meter among or
+    after it."""
 
     def chunks() -> Iterator[bytes]:
         held = b""
         for block in _stream(opener, offset):
             held += block
             *whole, held = held.split(b"\n")
-            kept = [line + b"\n" for line in whole if not _CURL_LINE.match(line + b"\n")]
+            kept = _kept([line + b"\n" for line in whole])
             if kept:
-                yield b"".join(kept)
-        if held and not _CURL_LINE.match(held):
-            yield held
+                yield kept
+        if held:
+            yield _kept([held])
 
     return chunks
+
+
+def _kept(lines: list[bytes]) -> bytes:
+    """The lines that are the body's, each without the progress meter curl put in it."""
+    cleaned = [(line, _PROGRESS.sub(b"", line)) for line in lines]
+    return b"".join(clean for line, clean in cleaned if not _curls(line, clean))
