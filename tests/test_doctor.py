@@ -468,6 +468,17 @@ def test_the_clients_are_judged_with_a_fix(
     assert "index" in verdicts["openai-sdk"]["fix"]
 
 
+def test_the_body_alone_is_written_for_publish(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = wire_bodies.body("chat", CALLS)
+    out = tmp_path / "body.sse"
+    _, document = report(capsys, written(tmp_path, "c.har", _har(body)), "--body-out", str(out))
+    assert out.read_bytes() == body
+    assert document["publish"].startswith(f"toolcall scan {out} && toolcall publish {out} ")
+    assert "--provider deepseek --model deepseek-chat" in document["publish"]
+
+
 def test_the_publish_command_is_printed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = written(tmp_path, "b.sse", wire_bodies.body("chat", CALLS))
     _, document = report(capsys, path)

@@ -53,6 +53,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-clients", action="store_true", help="do not hand the stream to clients"
     )
+    parser.add_argument(
+        "--body-out",
+        type=Path,
+        metavar="FILE",
+        help="write the body alone there, as a client receives it (for toolcall publish)",
+    )
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per external program")
 
 
@@ -93,6 +99,7 @@ def _options(args: argparse.Namespace) -> Options:
         externals=args.external,
         clients=not args.no_clients,
         timeout=args.timeout,
+        body_out=args.body_out,
     )
 
 

@@ -152,15 +152,19 @@ def wire_of_url(url: str | None) -> str | None:
     return next((name for name, path in wires.WIRE_PATHS.items() if path.matches(segments)), None)
 
 
+def body_pieces(capture: Capture, reading: Reading) -> Iterator[bytes]:
+    """The body as a client receives it (lines of another wire's events made SSE again), an
+    event at a time."""
+    for piece in pieces(reading.framing, capture.chunks()):
+        yield _as_sse(piece.raw) if reading.lines_as_sse and not piece.refused else piece.raw
+
+
 def body(capture: Capture, reading: Reading, limit: int) -> bytes | None:
-    """The body as a client receives it (lines of another wire's events made SSE again), or
-    None when it is larger than `limit`: the peers take a body whole."""
+    """The body whole (`body_pieces`), or None when it is larger than `limit`: the peers take
+    a body whole."""
     if reading.size > limit:
         return None
-    parts = []
-    for piece in pieces(reading.framing, capture.chunks()):
-        parts.append(_as_sse(piece.raw) if reading.lines_as_sse else piece.raw)
-    return b"".join(parts)
+    return b"".join(body_pieces(capture, reading))
 
 
 @dataclass

@@ -12,6 +12,7 @@ import platform
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import toolcall
@@ -20,7 +21,7 @@ from ..profiles import DIRECT, Suite
 from . import clients, findings, request
 from .capture import Capture
 from .identify import UNKNOWN, Identity, identify
-from .reading import Reading, Started, body, read
+from .reading import Reading, Started, body, body_pieces, read
 
 #: Characters of the text and the reasoning shown.
 SHORT = 240
@@ -36,11 +37,16 @@ class Options:
     externals: Sequence[str] = ()
     clients: bool = True
     timeout: float = 30.0
+    #: where to write the body alone, as a client receives it (for `toolcall publish`)
+    body_out: Path | None = None
 
 
 def examine(suite: Suite, capture: Capture, options: Options) -> dict[str, Any]:
     """The report of one capture (a JSON-ready document)."""
     reading = read(capture, options.wire)
+    if options.body_out is not None:
+        with options.body_out.open("wb") as out:
+            out.writelines(body_pieces(capture, reading))
     identity = identify(suite, capture, reading)
     found = findings.findings(suite, reading, identity)
     asked = options.request if options.request is not None else capture.request
@@ -66,7 +72,7 @@ def examine(suite: Suite, capture: Capture, options: Options) -> dict[str, Any]:
         "findings": [f.to_dict() for f in found],
         "clients": [v.to_dict() for v in verdicts],
         "unavailable": unavailable,
-        "publish": publish_command(suite, capture, identity, reading),
+        "publish": publish_command(suite, capture, identity, reading, options.body_out),
         "versions": {"toolcall": toolcall.__version__, "python": platform.python_version()},
     }
 
@@ -158,7 +164,9 @@ def _partial(index: int, call: Started) -> dict[str, Any]:
     }
 
 
-def publish_command(suite: Suite, capture: Capture, identity: Identity, reading: Reading) -> str:
+def publish_command(
+    suite: Suite, capture: Capture, identity: Identity, reading: Reading, out: Path | None
+) -> str:
     """The `toolcall publish` command that brings the capture into the suite, after the scan."""
     if reading.wire != "chat":
         return (
@@ -166,13 +174,16 @@ def publish_command(suite: Suite, capture: Capture, identity: Identity, reading:
             f"under cassettes/wires/{reading.wire}/ with its .source.json "
             "(cassettes/wires/README.md)"
         )
+    body_file = str(out) if out is not None else "BODY.sse"
+    if out is None and capture.form == "body" and capture.source != "-":
+        body_file = capture.source
     route = identity.route.value
     kind = suite.routes[route].kind if route in suite.routes else DIRECT
     origin = {"direct": "first-party", "host": "host"}.get(kind, "relay")
     words = [
         "toolcall",
         "publish",
-        capture.source if capture.form == "body" else "BODY.sse",
+        body_file,
         "--provider",
         identity.provider.value if identity.provider.value != UNKNOWN else "PROVIDER",
         "--model",
@@ -184,10 +195,13 @@ def publish_command(suite: Suite, capture: Capture, identity: Identity, reading:
         words += ["--route", route]
     words += ["--repository", "OWNER/NAME", "--path", "PATH", "--commit", "COMMIT"]
     words += ["--license", "SPDX-ID"]
-    if reading.framing == "ndjson":
-        words.append("--jsonl")
-    scan = f"toolcall scan {shlex.quote(capture.source if capture.form == 'body' else 'BODY.sse')}"
-    return f"{scan} && {shlex.join(words)}"
+    if reading.framing == "ndjson" and body_file == capture.source:
+        words.append("--jsonl")  # chat's chunks one per line, as captured
+    scan = f"toolcall scan {shlex.quote(body_file)}"
+    command = f"{scan} && {shlex.join(words)}"
+    if body_file == "BODY.sse":
+        command += "  # BODY.sse: the body alone, as --body-out BODY.sse writes it"
+    return command
 
 
 def dumps(document: Mapping[str, Any]) -> str:
