@@ -337,6 +337,30 @@ def test_markup_in_the_text_names_the_parser_setting(
     assert "usual cause" in text_out and "NOT SOUND" in text_out
 
 
+MARKUP = {
+    "kimi_k2": "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0"
+    '<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>',
+    "deepseek_v3": "<\uff5ctool\u2581calls\u2581begin\uff5c><\uff5ctool\u2581call\u2581begin"
+    '\uff5c>function<\uff5ctool\u2581sep\uff5c>get_weather\n```json\n{"city": "Paris"}\n```',
+    "glm45": "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Paris</arg_value>\n"
+    "</tool_call>",
+    "openai": '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city"'
+    ': "Paris"}<|call|>',
+    "mistral": '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}',
+}
+
+
+@pytest.mark.parametrize("parser", MARKUP)
+def test_each_familys_markup_names_its_parser(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], parser: str
+) -> None:
+    body = _chat_events({"reasoning_content": "I will call it."}, {"content": MARKUP[parser]})
+    code, document = report(capsys, written(tmp_path, "b", body))
+    found = codes(document)
+    assert code == 1 and f"--tool-call-parser {parser}" in found["tool_call_in_text"]["cause"]
+    assert found["tool_call_in_text"]["where"]["event"] == 1
+
+
 def test_a_cut_call_is_found_at_the_end(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     body = _chat_events(_call(0, "call_a", "get_weather", '{"city": "Pa'), finish=None)
     body = body.replace(b"data: [DONE]\n\n", b"")

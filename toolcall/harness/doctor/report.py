@@ -170,9 +170,9 @@ def publish_command(
     """The `toolcall publish` command that brings the capture into the suite, after the scan."""
     if reading.wire != "chat":
         return (
-            f"toolcall publish takes chat completions bodies; a {reading.wire} recording is kept "
-            f"under cassettes/wires/{reading.wire}/ with its .source.json "
-            "(cassettes/wires/README.md)"
+            "toolcall publish takes chat completions bodies; a recording of the "
+            f"{reading.wire} wire is kept under cassettes/wires/{reading.wire}/ with its "
+            ".source.json (cassettes/wires/README.md)"
         )
     body_file = str(out) if out is not None else "BODY.sse"
     if out is None and capture.form == "body" and capture.source != "-":
