@@ -63,15 +63,11 @@ class Capture:
     method: str | None = None
     request: dict[str, Any] | None = None
     compressed: bool = False
-    notes: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         # A URL may carry a key (Gemini's `?key=`, userinfo): it is kept without them.
         if self.url:
             self.url = scrub.url(self.url)
-
-    def header(self, name: str) -> str | None:
-        return next((v for k, v in self.headers if k.lower() == name.lower()), None)
 
     def shown_headers(self) -> list[tuple[str, str]]:
         """The headers as they may be printed: credentials replaced, whatever their name."""
