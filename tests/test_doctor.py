@@ -224,6 +224,17 @@ def test_a_har_names_the_host_it_was_sent_to(
     assert document["route"]["value"] == "direct"
 
 
+def test_another_wires_endpoint_names_its_provider(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = wire_bodies.body("anthropic", CALLS)
+    har = _har(body).replace(
+        b"api.deepseek.com/v1/chat/completions", b"api.anthropic.com/v1/messages"
+    )
+    _, document = report(capsys, written(tmp_path, "c.har", har))
+    assert (document["provider"]["value"], document["route"]["value"]) == ("anthropic", "direct")
+
+
 def test_standard_input(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -205,6 +205,9 @@ def _host_match(suite: Suite, capture: Capture) -> tuple[str, str, str] | None:
     for key, p in suite.providers.items():
         if urlsplit(p.base_url).hostname == host:
             return ("provider", key, host)
+    for offer in suite.wire_offers:  # another wire's endpoint of a provider (Anthropic's)
+        if urlsplit(offer.endpoint).hostname == host:
+            return ("provider", offer.provider, host)
     for key, r in suite.routes.items():
         if r.base_url and urlsplit(r.base_url).hostname == host:
             return ("route", key, host)
