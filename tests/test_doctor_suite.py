@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -218,3 +219,22 @@ def test_two_captures_around_a_gateway_name_its_change(
     assert found["usage"]["b"]["total_tokens"] == 999
     assert (found["findings"]["a"], found["findings"]["b"]) == (["index_absent"], ["index_reused"])
     assert "calls" not in found  # the library still tells the calls apart, by their ids
+
+
+def test_a_program_of_yours_is_judged_beside_the_others(tmp_path: Path) -> None:
+    """`--external`: the project's naive example program merges two calls sharing an index."""
+    from tests.test_doctor import _call, _chat_events
+
+    body = _chat_events(
+        _call(0, "call_a", "get_weather", '{"city": "Paris"}'),
+        _call(0, "call_b", "get_time", '{"tz": "UTC"}'),
+    )
+    capture = tmp_path / "same_index.sse"
+    capture.write_bytes(body)
+    program = f"naive={sys.executable} {ROOT / 'examples' / 'external_assembler.py'}"
+    options = Options(implementations=["toolcall"], externals=[program])
+    document = examine(SUITE, open_capture(str(capture)), options)
+    verdicts = {v["name"]: v for v in document["clients"]}
+    assert verdicts["toolcall"]["verdict"] == "pass"
+    assert verdicts["naive"]["verdict"] == "merged calls"
+    assert "keys calls by index alone" in verdicts["naive"]["fix"]
