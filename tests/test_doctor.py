@@ -659,3 +659,21 @@ def test_a_quirk_names_who_else_sends_it(
     assert code == 0 and found["code"] == "quirk" and found["severity"] == "info"
     assert any("providers.qwen.quirks.later_id" in place for place in found["declared_by"])
     assert "vercel-ai_qwen3-max-tool-call" in found["shown_in"]
+
+
+@pytest.mark.parametrize(
+    "asked",
+    [
+        {"tool_choice": "none"},
+        {"parallel_tool_calls": False},
+        {"tool_choice": {"type": "auto", "disable_parallel_tool_use": True}},
+        {"toolConfig": {"functionCallingConfig": {"mode": "NONE"}}},
+    ],
+)
+def test_calls_the_request_forbade(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], asked: dict[str, Any]
+) -> None:
+    request = written(tmp_path, "request.json", json.dumps(asked).encode())
+    body = written(tmp_path, "b", wire_bodies.body("chat", CALLS))
+    code, document = report(capsys, body, "--request", request)
+    assert code == 1 and "tool_choice_ignored" in codes(document)

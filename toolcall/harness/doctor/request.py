@@ -67,6 +67,21 @@ def required_tool(request: Mapping[str, Any]) -> tuple[bool, str | None]:
     return False, None
 
 
+def forbids(request: Mapping[str, Any]) -> tuple[bool, bool]:
+    """(whether the request forbids calls, whether it forbids more than one): `tool_choice`
+    "none" (Anthropic's `{"type": "none"}`, Gemini's mode NONE), and `parallel_tool_calls:
+    false` (Anthropic's `disable_parallel_tool_use`)."""
+    choice = request.get("tool_choice")
+    config = request.get("toolConfig") or request.get("tool_config") or {}
+    calling = config.get("functionCallingConfig") if isinstance(config, Mapping) else None
+    none = choice == "none" or (isinstance(choice, Mapping) and choice.get("type") == "none")
+    none = none or (isinstance(calling, Mapping) and calling.get("mode") == "NONE")
+    single = request.get("parallel_tool_calls") is False or (
+        isinstance(choice, Mapping) and choice.get("disable_parallel_tool_use") is True
+    )
+    return none, single
+
+
 def check(request: Mapping[str, Any], turn: toolcall.Turn) -> list[Finding]:
     """Findings for calls the request did not allow, and a `tool_choice` not followed."""
     found: list[Finding] = []
@@ -84,8 +99,19 @@ def check(request: Mapping[str, Any], turn: toolcall.Turn) -> list[Finding]:
                     "unknown_tool" if call.function.name not in schemas.names else "schema_mismatch"
                 )
                 found.append(Finding(code, str(exc)))
+    return found + _choice(request, [c.function.name for c in turn.tool_calls])
+
+
+def _choice(request: Mapping[str, Any], names: list[str]) -> list[Finding]:
+    """A `tool_choice` (or `parallel_tool_calls`) the turn did not follow."""
+    found: list[Finding] = []
     required, name = required_tool(request)
-    names = [c.function.name for c in turn.tool_calls]
+    none, single = forbids(request)
+    if none and names:
+        found.append(Finding("tool_choice_ignored", f"the request forbade calls; {names} came"))
+    if single and len(names) > 1:
+        said = f"the request asked for one call at most; {len(names)} came ({names})"
+        found.append(Finding("tool_choice_ignored", said))
     if required and not names:
         found.append(Finding("tool_choice_ignored", "the request required a tool call; none came"))
     elif name is not None and any(n != name for n in names):
