@@ -677,3 +677,19 @@ def test_calls_the_request_forbade(
     body = written(tmp_path, "b", wire_bodies.body("chat", CALLS))
     code, document = report(capsys, body, "--request", request)
     assert code == 1 and "tool_choice_ignored" in codes(document)
+
+
+def test_the_ids_shape_is_evidence(capsys: pytest.CaptureFixture[str]) -> None:
+    """Together rewrites Kimi's `functions.add:0` ids as `call_...`: the evidence says the ids
+    do not fit Kimi's profile, and the route that changes them is named."""
+    path = ROOT / "cassettes/kimi/published/fantasy_openrouter-together_kimi-k2_multi_tool.yaml"
+    _, document = report(capsys, str(path))
+    assert (
+        "the call ids do not fit providers.kimi.quirks.id_pattern"
+        in document["provider"]["evidence"]
+    )
+    assert document["route"]["value"] == "openrouter-together"
+    _, direct = report(
+        capsys, str(ROOT / "cassettes/glm/published/fantasy_zai-glm-4.6_multi_tool.yaml")
+    )
+    assert "the call ids fit providers.glm.quirks.id_pattern" in direct["provider"]["evidence"]

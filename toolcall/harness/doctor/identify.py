@@ -166,7 +166,9 @@ def _provider(
     vendor = _vendor(model)
     if vendor is not None:
         if _offered(suite, vendor, reading.wire):
-            return Guess(vendor, [f"the model {model!r} is {vendor}'s"])
+            return Guess(
+                vendor, [f"the model {model!r} is {vendor}'s", *_ids(suite, vendor, observed)]
+            )
         return Guess(
             evidence=[
                 f"the model {model!r} is {vendor}'s, but providers.yaml knows no {vendor} "
@@ -187,6 +189,20 @@ def _provider(
             evidence=["the model names no vendor; the call ids fit several"], candidates=fits
         )
     return Guess(evidence=["neither the model nor the ids name a vendor"])
+
+
+def _ids(suite: Suite, provider: str, observed: fingerprint.Observed | None) -> list[str]:
+    """What the call ids' shape says of `provider`: they fit its profile's `id_pattern`, or not
+    (a route that rewrites ids, or a new shape)."""
+    profile = suite.providers.get(provider)
+    pattern = profile.quirks.get("id_pattern") if profile is not None else None
+    if observed is None or pattern is None:
+        return []
+    fits = fingerprint.shows(observed, "id_pattern", pattern)
+    if fits is None:
+        return []
+    where = f"providers.{provider}.quirks.id_pattern"
+    return [f"the call ids fit {where}" if fits else f"the call ids do not fit {where}"]
 
 
 def _vendor(model: str) -> str | None:
