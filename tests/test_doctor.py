@@ -521,9 +521,10 @@ def test_the_publish_command_is_printed(tmp_path: Path, capsys: pytest.CaptureFi
     assert "--origin" in document["publish"]
 
 
-def test_the_body_is_read_a_window_at_a_time() -> None:
+def test_the_body_is_read_a_window_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
     """A body handed over in chunks is read by windows: the first event comes out once one
     window is read, and reading on reads on by windows, never the whole body (here endless)."""
+    monkeypatch.setattr(windows, "WINDOW", 1 << 18)
     taken = 0
     event = b'data: {"choices":[{"index":0,"delta":{"content":"x"}}]}\n\n'
     chunk = event * 1000
