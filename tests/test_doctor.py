@@ -190,6 +190,7 @@ FORMS: dict[str, tuple[Callable[[bytes], bytes], str]] = {
     "curl -v": (_curl_v, "curl -v"),
     "gzip": (gzip.compress, "body"),
     "curl -i, gzip": (lambda b: gzip.compress(_curl_i(b)), "curl -i"),
+    "curl -i of a gzip body": (lambda b: _curl_i(gzip.compress(b)), "curl -i"),
     "HAR": (_har, "HAR entry 1"),
     "vcrpy": (_vcrpy, "vcrpy cassette entry 0"),
     "go-vcr": (_go_vcr, "go-vcr cassette entry 0"),

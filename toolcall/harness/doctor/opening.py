@@ -8,6 +8,7 @@ prefixes (`* `, `> `, `< `); anything else is a body. Bad input is a `CaptureErr
 from __future__ import annotations
 
 import gzip
+import itertools
 import re
 import shutil
 import tempfile
@@ -154,14 +155,14 @@ def _classify(name: str, opener: Callable[[], Any], entry: int | None) -> Captur
     head, compressed = _head(opener)
     if not head.strip():
         raise CaptureError(f"{name}: the file is empty")
-    if _binary(head):
-        raise CaptureError(f"{name}: the file is binary, not a captured HTTP body")
     if _HAR.match(head):
         capture = har_capture(name, _document(name, opener), entry)
     elif _CASSETTE.match(head):
         capture = cassette_capture(name, _document(name, opener), entry)
     elif head.startswith(b"HTTP/") or _CURL_LINE.match(head.lstrip(b"\r")):
-        capture = _transcript(name, opener, head)
+        capture = _transcript(name, opener, head)  # its body may be gzip: binary
+    elif _binary(head):
+        raise CaptureError(f"{name}: the file is binary, not a captured HTTP body")
     else:
         capture = Capture(name, "body", lambda: _stream(opener))
     capture.compressed = capture.compressed or compressed
@@ -228,11 +229,38 @@ def _transcript(name: str, opener: Callable[[], Any], head: bytes) -> Capture:
     if status is None:
         raise CaptureError(f"{name}: a transcript without an HTTP status line")
     form = "curl -v" if verbose else "curl -i"
-    chunks = _curl_body(opener, offset) if verbose else (lambda: _stream(opener, offset))
+    chunks = (
+        _curl_body(opener, offset) if verbose else (lambda: _gunzipped(_stream(opener, offset)))
+    )
     capture = Capture(name, form, chunks, status, headers, url, method)
     if host and url and url.startswith("/"):
         capture.url = scrub.url(f"https://{host}{url}")
     return capture
+
+
+def _gunzipped(chunks: Iterator[bytes]) -> Iterator[bytes]:
+    """A body that is gzip itself (`Content-Encoding: gzip` printed by `curl -i` without
+    `--compressed`) decompressed as it is read; any other body as it is."""
+    first = next(chunks, b"")
+    while len(first) < 2:
+        more = next(chunks, None)
+        if more is None:
+            break
+        first += more
+    if not first.startswith(GZIP_MAGIC):
+        yield first
+        yield from chunks
+        return
+    inflate = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        for chunk in itertools.chain([first], chunks):
+            yield inflate.decompress(chunk)
+        rest = inflate.flush()
+    except zlib.error as exc:
+        raise CaptureError(f"the gzip body is corrupt ({exc})") from None
+    if not inflate.eof:
+        raise CaptureError("the gzip body is truncated")
+    yield rest
 
 
 def _curls(line: bytes, cleaned: bytes) -> bool:
