@@ -479,6 +479,8 @@ def test_two_captures_name_the_layer_that_changed(
     assert layers["wire"]["a"] == "anthropic" and layers["wire"]["b"] == "chat"
     assert layers["calls"]["a"] == 2 and layers["calls"]["b"] == 1
     assert "invalid_arguments" in layers["findings"]["b"]  # {"city": "Paris"}{"tz": "UTC"}
+    _, markdown, _ = doctor(capsys, upstream, downstream, "--markdown")
+    assert "| calls | the number of calls | `2` | `1` |" in markdown
     same = written(tmp_path, "same", wire_bodies.body("anthropic", CALLS))
     code, out, _ = doctor(capsys, upstream, same)
     assert code == 0 and "no layer changed anything" in out

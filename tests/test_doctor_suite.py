@@ -14,13 +14,14 @@ from typing import Any
 
 import httpx
 import pytest
+from jsonschema import Draft202012Validator
 
 from toolcall.harness import recordings, serve
 from toolcall.harness.doctor import compare
 from toolcall.harness.doctor.identify import UNKNOWN
 from toolcall.harness.doctor.opening import open_capture
 from toolcall.harness.doctor.report import Options, examine
-from toolcall.harness.profiles import load_suite
+from toolcall.harness.profiles import format_schema, load_suite
 from toolcall.harness.recordings import Recording
 
 pytestmark = pytest.mark.slow
@@ -29,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SUITE = load_suite(ROOT)
 RECORDINGS = recordings.discover(SUITE.cassettes)
 QUIET = Options(clients=False)
+SCHEMA = Draft202012Validator(format_schema("doctor.schema.json"))
 
 
 def provider_names(recording: Recording) -> set[str]:
@@ -42,7 +44,10 @@ def provider_names(recording: Recording) -> set[str]:
 
 
 def examined(path: Path) -> dict[str, Any]:
-    return examine(SUITE, open_capture(str(path)), QUIET)
+    """The doctor's report of a capture, held to its schema."""
+    document = examine(SUITE, open_capture(str(path)), QUIET)
+    SCHEMA.validate(document)
+    return document
 
 
 def test_every_published_recording_is_named_as_its_provenance_says() -> None:
