@@ -71,7 +71,7 @@ def test_the_recipe_shows_what_the_text_says(tmp_path: Path) -> None:
     for client in ("openai-sdk", "langchain-core", "litellm"):
         verdict = next(line for line in examined.stdout.splitlines() if f"  {client} (" in line)
         assert "truncated arguments passed as valid" in verdict
-    assert "fix: check finish_reason" in examined.stdout
+    assert "fix: treat a stream that ends without `finish_reason` as cut" in examined.stdout
     assert markdown.returncode == 1
     assert markdown.stdout.startswith("### Streamed tool call: truncated")
     assert "```" in markdown.stdout

@@ -5,7 +5,9 @@ JavaScript clients when Node and their packages are installed, `--external` prog
 handed exactly the captured bytes with the wire named, and judged by the matrix's judge
 (`verdict.judge`) against what the library made of the same bytes: its calls when the turn is
 sound, the cut when it was cut, an error reported when it broke. Each failure gets a `fix:` line:
-what the user can do about that client on this stream, today.
+what the user can do about that client on this stream, today (the matrix's `fix:` lines say
+what to edit in the suite, `checks.where_to_fix`, which a capture from outside it has no place
+in; a cut stream's is the one the gateways report gives, `gateways.workarounds.CUT_CHECK`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 import toolcall
 
 from .. import streams
+from ..gateways.workarounds import CUT_CHECK
 from ..matrix import roster
 from ..peers import Call, Implementation, Stream, reads
 from ..replay import no_network
@@ -143,7 +146,7 @@ def fix_for(label: str, name: str, reading: Reading) -> str:
             "assemble with toolcall"
         )
     if label in ("truncated arguments passed as valid", "truncated call dropped"):
-        return f"check finish_reason before running a call: {name} does not report the cut"
+        return f"{CUT_CHECK}: {name} does not report the cut"
     if label == "error not reported":
         return f"{name} hands over calls from a broken stream: check the stream with toolcall first"
     if label == "rejected a valid stream":
