@@ -56,6 +56,8 @@ def text(document: Mapping[str, Any]) -> str:
         f"{document['source']}: {capture['form']}, {capture['bytes']} bytes, "
         f"{capture['events']} events"
     ]
+    if capture["compressed"]:
+        lines[0] += ", gzip"
     if capture["status"] is not None:
         lines[0] += f", HTTP {capture['status']}"
     lines += [
