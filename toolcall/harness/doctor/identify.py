@@ -259,7 +259,10 @@ def _route(
         value = host[1] if host[0] == "route" else DIRECT
         return Guess(value, [f"the request went to {host[2]}"])
     if reading.wire != "chat" or provider == UNKNOWN:
-        return Guess(evidence=["no relay's or host's mark, and no request URL, to tell it by"])
+        sent = urlsplit(capture.url).hostname if capture.url else None
+        why = "no request URL" if sent is None else f"the request went to {sent}, no known host"
+        what = "the provider is unknown" if provider == UNKNOWN else f"the {reading.wire} wire"
+        return Guess(evidence=[f"nothing tells it: {what} has no marks known here, and {why}"])
     found = markers(reading.first_events)
     if found:
         routes, said = found[0]
