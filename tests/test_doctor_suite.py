@@ -68,6 +68,10 @@ def test_every_published_recording_is_named_as_its_provenance_says() -> None:
         wanted = [c["name"] for c in recording.expected.get("tool_calls", [])]
         if "error" not in recording.expected:
             assert [c["name"] for c in document["calls"]] == wanted, where
+            custom = [c["name"] for c in recording.expected.get("custom_calls", [])]
+            assert [c["name"] for c in document["turn"]["custom_calls"]] == custom, where
+            ran = [c["id"] for c in recording.expected.get("server_tool_calls", [])]
+            assert [c["id"] for c in document["turn"]["server_tool_calls"]] == ran, where
     # Identification never names a wrong provider or route; most are named at all.
     assert named["provider"] >= len(RECORDINGS) * 3 // 4
     assert named["route"] >= len(RECORDINGS) // 3

@@ -90,6 +90,12 @@ def _turn_lines(document: Mapping[str, Any]) -> list[str]:
         return lines + [_call_line(call) for call in calls]
     lines = [f"turn: finish {turn['finish_reason']!r}, {len(document['calls'])} call(s)"]
     lines += [_call_line(call) for call in document["calls"]]
+    for custom in turn["custom_calls"]:
+        lines.append(
+            f"  custom tool {custom['name']}: {custom['input'][:160]!r}  id {custom['id']!r}"
+        )
+    for ran in turn["server_tool_calls"]:
+        lines.append(f"  the provider ran {ran['kind']} {ran['name']!r} itself (nothing to run)")
     if turn["usage"] is not None:
         lines.append(f"  usage {json.dumps(turn['usage'])}")
     for key in ("content", "reasoning"):

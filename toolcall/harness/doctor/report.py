@@ -121,6 +121,14 @@ def _turn(reading: Reading) -> dict[str, Any] | None:
         "reasoning": turn.reasoning[:SHORT],
         "content_chars": len(turn.content),
         "reasoning_chars": len(turn.reasoning),
+        "custom_calls": [
+            {"id": c.id, "name": c.function.name, "input": c.function.arguments}
+            for c in turn.custom_calls
+        ],
+        "server_tool_calls": [
+            {"kind": c.kind, "name": c.name, "id": c.id, "input": c.input}
+            for c in turn.server_tool_calls
+        ],
     }
 
 
