@@ -389,7 +389,9 @@ def test_finish_for_calls_without_a_call(
 ) -> None:
     body = _chat_events({"content": "Done."}, finish="tool_calls")
     code, document = report(capsys, written(tmp_path, "b", body))
-    assert code == 1 and "calls_lost" in codes(document)
+    found = codes(document)["calls_lost"]
+    assert code == 1 and found["where"] == {"event": 1, "offset": body.index(b"data:", 10)}
+    assert '"finish_reason": "tool_calls"' in found["excerpt"]
 
 
 @pytest.mark.parametrize("name", ["get_weather<|channel|>commentary", ""])

@@ -97,6 +97,8 @@ def _from_diagnostic(
             f"{parser or 'its tool-call parser setting'}"
             "; through a provider or relay, report it to them with this excerpt"
         )
+    elif diagnostic.code == "stop_with_tool_calls":
+        where = reading.finish_at or where
     elif diagnostic.code == "index_reused":
         cause = "calls sharing an index: a server or relay that numbers every call 0"
     if where is None:
@@ -111,6 +113,8 @@ def _from_diagnostic(
 def _from_error(reading: Reading, error: toolcall.ToolCallError) -> Finding:
     where = reading.error_at
     code = error_code(error)
+    if code == "calls_lost" or (code == "truncated" and "length" in error.reason):
+        where = reading.finish_at or where  # the finish that claimed calls, or the cut
     return Finding(
         code, str(error), where, excerpt(reading, where), cause=_error_cause(code, error)
     )

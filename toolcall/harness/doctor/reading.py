@@ -88,6 +88,8 @@ class Reading:
     diagnostic_at: dict[int, Where] = field(default_factory=dict)
     #: Raw bytes of events a finding may quote, by event number.
     excerpts: dict[int, bytes] = field(default_factory=dict)
+    #: The last event that said how the turn finished (a finish reason, a stop, `done`).
+    finish_at: Where | None = None
     #: The calls by index as their events went, complete or not.
     started: dict[int, Started] = field(default_factory=dict)
     #: (channel, characters before, where) each time an event added text or reasoning.
@@ -134,6 +136,9 @@ def read(capture: Capture, wire: str = "auto") -> Reading:
             _keep_excerpt(reading, piece)
             break
         _note(reading, builder, events, where, counts, piece)
+        if piece.payload is not None and _finishes(piece.payload):
+            reading.finish_at = where
+            _keep_excerpt(reading, piece)
         reading.size = piece.start + len(piece.raw)
         reading.events += piece.carries
     else:
@@ -216,6 +221,22 @@ def _as_sse(line: bytes) -> bytes:
     if isinstance(kind, str):
         name = b"event: " + kind.encode() + b"\n"
     return name + b"data: " + text + b"\n\n"
+
+
+_ENDS = ("response.completed", "response.incomplete", "response.failed")
+
+
+def _finishes(payload: dict[str, Any]) -> bool:
+    """Whether an event says how the turn finished, on any wire: chat's and Gemini's finish
+    reason, Anthropic's stop reason, the Responses API's end, Ollama's `done`."""
+    for key, reason in (("choices", "finish_reason"), ("candidates", "finishReason")):
+        listed = payload.get(key)
+        if isinstance(listed, list) and any(isinstance(c, dict) and c.get(reason) for c in listed):
+            return True
+    delta = payload.get("delta")
+    if payload.get("type") == "message_delta" and isinstance(delta, dict):
+        return bool(delta.get("stop_reason"))
+    return payload.get("type") in _ENDS or payload.get("done") is True
 
 
 def _keep_head(reading: Reading, piece: Piece) -> None:
