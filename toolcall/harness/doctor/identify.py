@@ -266,13 +266,23 @@ def _route(
     found = markers(reading.first_events)
     if found:
         routes, said = found[0]
-        return _narrowed(suite, provider, observed, _expand(suite, routes), [said], strong=True)
+        evidence = [said, *_key_order(reading.first_events)]
+        return _narrowed(suite, provider, observed, _expand(suite, routes), evidence, strong=True)
     # A route that marks its chunks would have shown its mark: only the others are left.
     marking = {r for _, routes, _ in MARKERS for r in _expand(suite, routes)} - {DIRECT}
     candidates = [DIRECT, *(k for k, r in suite.routes.items() if provider in r.changes)]
     candidates = [k for k in candidates if k not in marking]
     evidence = ["no relay's or host's mark on the chunks"]
     return _narrowed(suite, provider, observed, candidates, evidence, strong=False)
+
+
+def _key_order(events: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The chunks' keys in alphabetical order, as Azure (and any server that writes a map
+    sorted) writes them: evidence beside a mark, never a mark itself."""
+    shaped = [list(event) for event in events if len(event) >= 4]
+    if len(shaped) >= 3 and all(keys == sorted(keys) for keys in shaped):
+        return ["the chunks' keys come in alphabetical order"]
+    return []
 
 
 def _expand(suite: Suite, routes: tuple[str, ...]) -> list[str]:
