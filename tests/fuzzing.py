@@ -53,7 +53,7 @@ from hypothesis import strategies as st
 from tests import wire_bodies
 from tests.outcomes import BACKENDS, outcome
 from toolcall import SSEDecoder
-from toolcall._documents import DocumentDecoder
+from toolcall._framing.json_documents import DocumentDecoder
 from toolcall.harness import cassettes, recordings
 
 ROOT = Path(__file__).resolve().parents[1]

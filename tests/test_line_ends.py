@@ -19,10 +19,10 @@ import toolcall._stream
 from tests.memory import fed_peak
 from tests.outcomes import outcome
 from tests.wire_bodies import events, frame
-from toolcall._documents import DocumentDecoder
+from toolcall._framing.json_documents import DocumentDecoder
+from toolcall._framing.long_events import LongEvent
+from toolcall._framing.ndjson import NDJSONDecoder
 from toolcall._json import utf8_reader
-from toolcall._long import LongEvent
-from toolcall._ndjson import NDJSONDecoder
 
 #: Every wire, with its framings: the SSE ones, Gemini's JSON array, Ollama's NDJSON.
 FRAMED = [

@@ -15,7 +15,7 @@ import toolcall._wires.responses
 from tests.memory import fed_peak
 from tests.outcomes import outcome
 from toolcall import SSEDecoder
-from toolcall._long import LongEvent
+from toolcall._framing.long_events import LongEvent
 from toolcall._repeated import decode_around
 
 ITEM = {"type": "function_call", "id": "fc_0", "call_id": "call_0", "name": "write"}

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from tests import wire_bodies
 from tests.outcomes import chunk, outcome, sse
 from tests.wire_bodies import WIRES
-from toolcall import LimitExceeded, StreamError, TurnBuilder, _sse
+from toolcall import LimitExceeded, SSEDecoder, StreamError, TurnBuilder
 
 argument_values = st.dictionaries(
     st.text(max_size=4), st.text(max_size=30) | st.integers() | st.booleans(), max_size=3
@@ -106,13 +106,13 @@ def test_repeated_events_skip_the_decoder_and_the_reader(monkeypatch: pytest.Mon
     """Counted, not timed: of a call's thousand fragments fed one by one, the decoder sees only
     the events around them and the first fragment, the rest being taken by the shortcut."""
     fed: list[bytes] = []
-    original = _sse.SSEDecoder.feed
+    original = SSEDecoder.feed
 
-    def counting(self: _sse.SSEDecoder, data: bytes) -> list[str]:
+    def counting(self: SSEDecoder, data: bytes) -> list[str]:
         fed.append(data)
         return original(self, data)
 
-    monkeypatch.setattr(_sse.SSEDecoder, "feed", counting)
+    monkeypatch.setattr(SSEDecoder, "feed", counting)
     pieces = anthropic_call(1000)
     builder = TurnBuilder(events=False)
     for piece in pieces:
@@ -185,15 +185,15 @@ def test_parallel_calls_taking_turns_take_the_shortcut_in_turn(
     until each call's template has come back once; then the one that followed last time is
     taken, and the turn is the one full decoding gives."""
     fed: list[bytes] = []
-    original = _sse.SSEDecoder.feed
+    original = SSEDecoder.feed
 
-    def counting(self: _sse.SSEDecoder, data: bytes) -> list[str]:
+    def counting(self: SSEDecoder, data: bytes) -> list[str]:
         fed.append(data)
         return original(self, data)
 
     pieces = interleaved_chat(8, 200)
     assert outcome(pieces) == outcome(b"".join(pieces), templates=False)
-    monkeypatch.setattr(_sse.SSEDecoder, "feed", counting)
+    monkeypatch.setattr(SSEDecoder, "feed", counting)
     builder = TurnBuilder(events=False)
     for piece in pieces:
         builder.feed(piece)

@@ -31,8 +31,8 @@ from ._events import (
     TurnDone,
 )
 from ._finish import finish_kind
+from ._framing.sse import SSEDecoder
 from ._partial import ArgumentsChange, PartialArguments
-from ._sse import SSEDecoder
 from ._stream import TurnBuilder, aiter_events, assemble, assemble_async, iter_events
 from ._turn import Turn, UnsoundTurnError
 from ._types import Delta, ServerToolCall, ToolCall, ToolCallFunction

@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Sequence
 from typing import Any, cast
 
-from ._answer import ERROR_BODY_BYTES, error_answer, is_error_document, looks_like_an_answer
 from ._assembler import (
     DEFAULT_MAX_ARGUMENT_CHARS,
     DEFAULT_MAX_CALLS,
@@ -21,10 +20,16 @@ from ._assembler import (
 )
 from ._errors import StreamError, ToolCallError, UsageError, shown
 from ._events import Event, TurnDone
+from ._framing.error_answer import (
+    ERROR_BODY_BYTES,
+    error_answer,
+    is_error_document,
+    looks_like_an_answer,
+)
+from ._framing.long_events import LongEvent
+from ._framing.sse import DEFAULT_MAX_EVENT_CHARS
 from ._json import UNREAD, Refused, backend, utf8_reader, writer
-from ._long import LongEvent
 from ._shortcut import Shortcut, Template
-from ._sse import DEFAULT_MAX_EVENT_CHARS
 from ._turn import Turn, end_turn
 from ._watch import CallWatcher
 from ._wires import (

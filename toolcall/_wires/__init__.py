@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._errors import UsageError, shown
-from .._jsonarray import JSONArrayDecoder
-from .._ndjson import NDJSONDecoder
-from .._sse import SSEDecoder
+from .._framing.json_array import JSONArrayDecoder
+from .._framing.ndjson import NDJSONDecoder
+from .._framing.sse import SSEDecoder
 from ._base import WireReader
 from .anthropic import AnthropicReader
 from .chat import ChatReader

@@ -21,8 +21,8 @@ from .._assembler import Assembler
 from .._errors import ProviderError, StreamError, ToolCallError, shown
 from .._events import Event, reasoning_delta, text_delta
 from .._fields import value_chars
+from .._framing.long_events import LongEvent
 from .._json import UNREAD, Dumps, Loads, ReadsUtf8, Refused
-from .._long import LongEvent
 from .._runs import TextRuns
 from .._shortcut import Template
 from .._templates import WireTemplate

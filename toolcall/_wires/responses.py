@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from .._errors import StreamError, shown
-from .._long import LongEvent
+from .._framing.long_events import LongEvent
 from .._repeated import Path, decode_around, find
 from .._runs import TextRuns
 from .._templates import INTEGER_HOLE, STRING_HOLE, WireTemplate, wire_template

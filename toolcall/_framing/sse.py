@@ -30,8 +30,8 @@ from __future__ import annotations
 import codecs
 from typing import ClassVar, cast
 
-from ._errors import LimitExceeded, StreamError, check_limit
-from ._long import LongEvent
+from .._errors import LimitExceeded, StreamError, check_limit
+from .long_events import LongEvent
 
 __all__ = ["DEFAULT_MAX_EVENT_CHARS", "SSEDecoder"]
 

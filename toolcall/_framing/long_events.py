@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import codecs
 
-from ._errors import StreamError
+from .._errors import StreamError
 
 #: Bytes a `LongEvent` is decoded by at a time.
 _DECODED_BY = 64 * 1024

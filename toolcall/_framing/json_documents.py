@@ -12,9 +12,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import ClassVar
 
-from ._errors import ToolCallError, check_limit
-from ._long import LongEvent, tidy
-from ._sse import DEFAULT_MAX_EVENT_CHARS
+from .._errors import ToolCallError, check_limit
+from .long_events import LongEvent, tidy
+from .sse import DEFAULT_MAX_EVENT_CHARS
 
 #: A document this long is handed over as its bytes (a `LongEvent`).
 LONG_DOCUMENT_BYTES = 64 * 1024

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import re
 
-from ._documents import DocumentDecoder
-from ._errors import LimitExceeded, StreamError, ToolCallError
-from ._long import LongEvent
-from ._sse import DEFAULT_MAX_EVENT_CHARS
+from .._errors import LimitExceeded, StreamError, ToolCallError
+from .json_documents import DocumentDecoder
+from .long_events import LongEvent
+from .sse import DEFAULT_MAX_EVENT_CHARS
 
 _OUTSIDE = re.compile(rb'["{}\[\]]')
 _INSIDE = re.compile(rb'["\\]')
