@@ -28,7 +28,7 @@ from toolcall import (
     TurnBuilder,
     TurnDone,
 )
-from toolcall._closer import ObjectCloser
+from toolcall._calls.object_closer import ObjectCloser
 from toolcall.harness.event_check import event_problems
 
 from .outcomes import chunk, fragment, head, sse

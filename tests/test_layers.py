@@ -156,7 +156,7 @@ def test_events_the_call_state_and_the_turn_import_nothing_above_them() -> None:
     graph = import_graph()
     above = {"toolcall._assembler", "toolcall._stream", "toolcall._watch"}
     above |= {name for name in graph if name.startswith("toolcall._wires")}
-    for low in ("toolcall._events", "toolcall._turn", "toolcall._call"):
+    for low in ("toolcall._events", "toolcall._turn", "toolcall._calls.call_state"):
         assert not below(graph, low) & above, low
     assert not below(graph, "toolcall._watch") & (above - {"toolcall._watch"})
 

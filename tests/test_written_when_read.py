@@ -37,7 +37,7 @@ from toolcall import (
     TurnDone,
     assemble,
 )
-from toolcall._held import hold
+from toolcall._calls.held_arguments import hold
 
 WHOLE_WIRES = ("gemini", "ollama")
 

@@ -9,6 +9,7 @@ and the optional `fast` extra (orjson) halves the cost of decoding chunks.
 """
 
 from ._assembler import Assembler
+from ._calls.call_types import Delta, ServerToolCall, ToolCall, ToolCallFunction
 from ._diagnostics import CODES as DIAGNOSTIC_CODES
 from ._diagnostics import Diagnostic
 from ._errors import (
@@ -35,7 +36,6 @@ from ._framing.sse import SSEDecoder
 from ._partial import ArgumentsChange, PartialArguments
 from ._stream import TurnBuilder, aiter_events, assemble, assemble_async, iter_events
 from ._turn import Turn, UnsoundTurnError
-from ._types import Delta, ServerToolCall, ToolCall, ToolCallFunction
 from ._validation import parse_arguments
 
 __all__ = [

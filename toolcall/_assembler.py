@@ -28,14 +28,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._call import CallState
-from ._closer import JSON_WHITESPACE, ObjectCloser
+from ._calls.call_state import CallState
+from ._calls.call_types import CUSTOM, Delta, ToolCall, ToolCallFunction, written_when_read
+from ._calls.delta_fields import value_chars, wire_arguments, wire_index, wire_object, wire_text
+from ._calls.held_arguments import HeldArguments, hold
+from ._calls.object_closer import JSON_WHITESPACE, ObjectCloser
 from ._diagnostics import Diagnostic
 from ._errors import LimitExceeded, StreamError, UsageError, check_limit, shown
-from ._fields import value_chars, wire_arguments, wire_index, wire_object, wire_text
-from ._held import HeldArguments, hold
 from ._json import Dumps, loads_arguments
-from ._types import CUSTOM, Delta, ToolCall, ToolCallFunction, written_when_read
 from ._watch import CallWatcher
 
 DEFAULT_MAX_CALLS = 512

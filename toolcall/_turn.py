@@ -13,12 +13,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ._calls.call_types import CUSTOM, ServerToolCall, ToolCall
 from ._diagnostics import Diagnostic
 from ._errors import StreamError, TruncatedError
 from ._finish import CALLS_CLAIMED
 from ._markup import markup_in, name_flaw
 from ._runs import TextRuns
-from ._types import CUSTOM, ServerToolCall, ToolCall
 from ._validation import parse_arguments
 
 

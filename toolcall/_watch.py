@@ -13,8 +13,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ._call import CallState
-from ._closer import JSON_WHITESPACE, ObjectCloser
+from ._calls.call_state import CallState
+from ._calls.call_types import ToolCall, ToolCallFunction, same_arguments, written_when_read
+from ._calls.held_arguments import HeldArguments
+from ._calls.object_closer import JSON_WHITESPACE, ObjectCloser
 from ._errors import ArgumentsError
 from ._events import (
     Event,
@@ -23,10 +25,8 @@ from ._events import (
     arguments_delta,
     fragment_written_when_read,
 )
-from ._held import HeldArguments
 from ._json import loads_arguments
 from ._partial import ArgumentsChange, PartialArguments, not_json
-from ._types import ToolCall, ToolCallFunction, same_arguments, written_when_read
 
 #: The closer of a call whose input is free text: spoiled from the start, it never scans a
 #: fragment nor says the input closed; the wire says when it is complete (`input_done`).

@@ -18,15 +18,15 @@ from functools import partial
 from typing import Any, ClassVar
 
 from .._assembler import Assembler
+from .._calls.call_types import ServerToolCall
+from .._calls.delta_fields import value_chars
 from .._errors import ProviderError, StreamError, ToolCallError, shown
 from .._events import Event, reasoning_delta, text_delta
-from .._fields import value_chars
 from .._framing.long_events import LongEvent
 from .._json import UNREAD, Dumps, Loads, ReadsUtf8, Refused
 from .._runs import TextRuns
 from .._shortcut import Template
 from .._templates import WireTemplate
-from .._types import ServerToolCall
 
 
 class _ServerCall:

@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from .._assembler import Assembler
+from .._calls.delta_fields import value_chars
 from .._errors import StreamError, shown
-from .._fields import value_chars
 from .._json import MAX_DEPTH
 from .._runs import TextRuns
 from .._templates import WireTemplate, wire_template

@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from ._errors import StreamError
-from ._fields import wire_arguments, wire_index, wire_object, wire_text
+from .._errors import StreamError
+from .delta_fields import wire_arguments, wire_index, wire_object, wire_text
 
 
 @dataclass(frozen=True, slots=True)

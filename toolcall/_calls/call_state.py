@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._closer import ObjectCloser
-from ._held import HeldArguments
+from .held_arguments import HeldArguments
+from .object_closer import ObjectCloser
 
 
 class CallState:
