@@ -1,5 +1,6 @@
 """An event fed alone is taken from its bytes in one step when it repeats the one before
-(`toolcall._shortcut`); it must give exactly what the decoder and the reader give, on every wire.
+(`toolcall._fast.shortcut`); it must give exactly what the decoder and the reader give, on every
+wire.
 
 The reference is the whole body read with every event decoded in full (no template, no
 shortcut). The body is then fed one event per slice, as a socket hands it over, which is the

@@ -1,8 +1,8 @@
 """The envelope fast path must give exactly what full decoding gives, on any stream.
 
-`_templates` skips decoding a chunk whose envelope repeats a learned one; these tests compare
-every outcome with the same stream read with learning switched off, and probe the cases where a
-careless matcher would take the wrong string.
+`toolcall._fast.templates` skips decoding a chunk whose envelope repeats a learned one; these
+tests compare every outcome with the same stream read with learning switched off, and probe the
+cases where a careless matcher would take the wrong string.
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from toolcall import Assembler, StreamError, ToolCallError, TurnBuilder, _templates
+from toolcall import Assembler, StreamError, ToolCallError, TurnBuilder
+from toolcall._fast import templates as _templates
+from toolcall._fast.templates import learn
 from toolcall._json import backend, writer
-from toolcall._templates import learn
 from toolcall._wires.chat import ChatReader
 
 ENVELOPE = (

@@ -20,6 +20,7 @@ from ._assembler import (
 )
 from ._errors import StreamError, ToolCallError, UsageError, shown
 from ._events import Event, TurnDone
+from ._fast.shortcut import Shortcut, Template
 from ._framing.error_answer import (
     ERROR_BODY_BYTES,
     error_answer,
@@ -29,7 +30,6 @@ from ._framing.error_answer import (
 from ._framing.long_events import LongEvent
 from ._framing.sse import DEFAULT_MAX_EVENT_CHARS
 from ._json import UNREAD, Refused, backend, utf8_reader, writer
-from ._shortcut import Shortcut, Template
 from ._turn import Turn, end_turn
 from ._watch import CallWatcher
 from ._wires import (

@@ -16,9 +16,9 @@ from typing import Any, Protocol
 from ._calls.call_types import CUSTOM, ServerToolCall, ToolCall
 from ._diagnostics import Diagnostic
 from ._errors import StreamError, TruncatedError
+from ._fast.text_runs import TextRuns
 from ._finish import CALLS_CLAIMED
 from ._markup import markup_in, name_flaw
-from ._runs import TextRuns
 from ._validation import parse_arguments
 
 

@@ -25,9 +25,9 @@ from typing import Any, ClassVar
 from .._assembler import Assembler
 from .._calls.delta_fields import value_chars
 from .._errors import StreamError, shown
+from .._fast.templates import WireTemplate, wire_template
+from .._fast.text_runs import TextRuns
 from .._json import MAX_DEPTH
-from .._runs import TextRuns
-from .._templates import WireTemplate, wire_template
 from ._base import WireReader, provider_error
 
 _STEP = re.compile(

@@ -28,10 +28,10 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from .._errors import StreamError, shown
+from .._fast.repeated_text import Path, decode_around, find
+from .._fast.templates import INTEGER_HOLE, STRING_HOLE, WireTemplate, wire_template
+from .._fast.text_runs import TextRuns
 from .._framing.long_events import LongEvent
-from .._repeated import Path, decode_around, find
-from .._runs import TextRuns
-from .._templates import INTEGER_HOLE, STRING_HOLE, WireTemplate, wire_template
 from ._base import WireReader, provider_error
 
 _TEXT = {

@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ._json import holds_surrogate
+from .._json import holds_surrogate
 
 #: The C string decoder behind `json.loads` (typeshed does not declare it).
 scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
