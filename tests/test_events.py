@@ -299,7 +299,7 @@ def test_the_events_made_per_chunk_are_the_frozen_classes_themselves() -> None:
     alike, frozen, with the same repr."""
     from dataclasses import FrozenInstanceError, fields
 
-    from toolcall._events import arguments_delta, reasoning_delta, text_delta
+    from toolcall._turn.events import arguments_delta, reasoning_delta, text_delta
 
     change = toolcall.ArgumentsChange("append", ("text",), "ab")
     pairs: list[tuple[Event, Event]] = [

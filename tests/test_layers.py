@@ -99,7 +99,9 @@ def test_the_circle_finder_finds_a_circle_and_nothing_else() -> None:
 
 def test_no_import_circle_among_the_library_modules() -> None:
     graph = import_graph()
-    assert "toolcall._wires.chat" in graph and "toolcall._events" in graph  # the walk found them
+    assert (
+        "toolcall._wires.chat" in graph and "toolcall._turn.events" in graph
+    )  # the walk found them
     found = circle(graph)
     assert found is None, "import circle: " + " -> ".join(found or [])
 
@@ -154,11 +156,13 @@ def below(graph: dict[str, set[str]], name: str) -> set[str]:
 
 def test_events_the_call_state_and_the_turn_import_nothing_above_them() -> None:
     graph = import_graph()
-    above = {"toolcall._assembler", "toolcall._stream", "toolcall._watch"}
+    above = {"toolcall._assembler", "toolcall._stream", "toolcall._turn.call_watcher"}
     above |= {name for name in graph if name.startswith("toolcall._wires")}
-    for low in ("toolcall._events", "toolcall._turn", "toolcall._calls.call_state"):
+    for low in ("toolcall._turn.events", "toolcall._turn.turn", "toolcall._calls.call_state"):
         assert not below(graph, low) & above, low
-    assert not below(graph, "toolcall._watch") & (above - {"toolcall._watch"})
+    assert not below(graph, "toolcall._turn.call_watcher") & (
+        above - {"toolcall._turn.call_watcher"}
+    )
 
 
 def test_the_builder_names_no_wire() -> None:

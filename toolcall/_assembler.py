@@ -33,10 +33,10 @@ from ._calls.call_types import CUSTOM, Delta, ToolCall, ToolCallFunction, writte
 from ._calls.delta_fields import value_chars, wire_arguments, wire_index, wire_object, wire_text
 from ._calls.held_arguments import HeldArguments, hold
 from ._calls.object_closer import JSON_WHITESPACE, ObjectCloser
-from ._diagnostics import Diagnostic
 from ._errors import LimitExceeded, StreamError, UsageError, check_limit, shown
 from ._json import Dumps, loads_arguments
-from ._watch import CallWatcher
+from ._turn.call_watcher import CallWatcher
+from ._turn.diagnostics import Diagnostic
 
 DEFAULT_MAX_CALLS = 512
 DEFAULT_MAX_ARGUMENT_CHARS = 64 * 1024 * 1024

@@ -19,7 +19,6 @@ from ._assembler import (
     Assembler,
 )
 from ._errors import StreamError, ToolCallError, UsageError, shown
-from ._events import Event, TurnDone
 from ._fast.shortcut import Shortcut, Template
 from ._framing.error_answer import (
     ERROR_BODY_BYTES,
@@ -30,8 +29,9 @@ from ._framing.error_answer import (
 from ._framing.long_events import LongEvent
 from ._framing.sse import DEFAULT_MAX_EVENT_CHARS
 from ._json import UNREAD, Refused, backend, utf8_reader, writer
-from ._turn import Turn, end_turn
-from ._watch import CallWatcher
+from ._turn.call_watcher import CallWatcher
+from ._turn.events import Event, TurnDone
+from ._turn.turn import Turn, end_turn
 from ._wires import (
     FRAMINGS,
     WIRES,

@@ -21,12 +21,12 @@ from .._assembler import Assembler
 from .._calls.call_types import ServerToolCall
 from .._calls.delta_fields import value_chars
 from .._errors import ProviderError, StreamError, ToolCallError, shown
-from .._events import Event, reasoning_delta, text_delta
 from .._fast.shortcut import Template
 from .._fast.templates import WireTemplate
 from .._fast.text_runs import TextRuns
 from .._framing.long_events import LongEvent
 from .._json import UNREAD, Dumps, Loads, ReadsUtf8, Refused
+from .._turn.events import Event, reasoning_delta, text_delta
 
 
 class _ServerCall:

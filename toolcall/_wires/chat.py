@@ -18,9 +18,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from .._errors import StreamError, ToolCallError, UsageError, shown
-from .._events import ReasoningDelta, TextDelta, reasoning_delta, text_delta
 from .._fast.templates import ARGUMENTS, CONTENT, REASONING, FragmentTemplate, learn
 from .._json import Refused
+from .._turn.events import ReasoningDelta, TextDelta, reasoning_delta, text_delta
 from ._base import WireReader, provider_error
 
 

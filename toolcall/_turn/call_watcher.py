@@ -13,20 +13,20 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ._calls.call_state import CallState
-from ._calls.call_types import ToolCall, ToolCallFunction, same_arguments, written_when_read
-from ._calls.held_arguments import HeldArguments
-from ._calls.object_closer import JSON_WHITESPACE, ObjectCloser
-from ._errors import ArgumentsError
-from ._events import (
+from .._calls.call_state import CallState
+from .._calls.call_types import ToolCall, ToolCallFunction, same_arguments, written_when_read
+from .._calls.held_arguments import HeldArguments
+from .._calls.object_closer import JSON_WHITESPACE, ObjectCloser
+from .._errors import ArgumentsError
+from .._json import loads_arguments
+from .events import (
     Event,
     ToolCallDone,
     ToolCallStarted,
     arguments_delta,
     fragment_written_when_read,
 )
-from ._json import loads_arguments
-from ._partial import ArgumentsChange, PartialArguments, not_json
+from .partial_arguments import ArgumentsChange, PartialArguments, not_json
 
 #: The closer of a call whose input is free text: spoiled from the start, it never scans a
 #: fragment nor says the input closed; the wire says when it is complete (`input_done`).

@@ -18,9 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ._calls.call_types import ToolCall, written_when_read_type
-from ._partial import ArgumentsChange
-from ._turn import Turn
+from .._calls.call_types import ToolCall, written_when_read_type
+from .partial_arguments import ArgumentsChange
+from .turn import Turn
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,13 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ._calls.call_types import CUSTOM, ServerToolCall, ToolCall
-from ._diagnostics import Diagnostic
-from ._errors import StreamError, TruncatedError
-from ._fast.text_runs import TextRuns
-from ._finish import CALLS_CLAIMED
-from ._markup import markup_in, name_flaw
-from ._validation import parse_arguments
+from .._calls.call_types import CUSTOM, ServerToolCall, ToolCall
+from .._errors import StreamError, TruncatedError
+from .._fast.text_runs import TextRuns
+from .diagnostics import Diagnostic
+from .finish_reasons import CALLS_CLAIMED
+from .markup import markup_in, name_flaw
+from .validation import parse_arguments
 
 
 @dataclass(frozen=True, slots=True)
