@@ -1,4 +1,5 @@
-"""Events as the stream goes (_events.py, _watch.py, _closer.py): what a chat UI and an agent see.
+"""Events as the stream goes (_turn/events.py, _turn/call_watcher.py, _calls/object_closer.py): what
+a chat UI and an agent see.
 
 Each test feeds a stream one SSE event at a time, as a socket delivers it, and looks at what each
 `feed` returned: the promise is not only which events come but when.

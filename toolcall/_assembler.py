@@ -267,7 +267,7 @@ class Assembler:
 
         The same as `feed` of `{"index": number, "type": call_type, "function": {"arguments":
         ...}}`, without building it: the chat reader calls this for chunks it recognised by their
-        envelope alone (see `_templates`), and every other wire for its arguments deltas.
+        envelope alone (see `_fast.templates`), and every other wire for its arguments deltas.
         """
         call = self._by_wire_index.get(number)
         if call is None:
@@ -286,11 +286,11 @@ class Assembler:
 
         The call keeps `value`: while it is all its arguments are, the watcher and the turn take
         it instead of parsing text back (`read_arguments`). Its text is written only when first
-        read (`_types.written_when_read`), from a copy of it (`_held`), and counted meanwhile by
-        a bound on its length. With events on, the watcher reports the call with that same
-        unwritten text (`CallWatcher.whole`), unless it must read the text now (the partial
-        view, a call not named yet). Where it does, for an object too large to copy cheaply, or
-        where the bound would cross `max_argument_chars`, the text is written at once and kept
+        read (`_calls.call_types.written_when_read`), from a copy of it (`_calls.held_arguments`),
+        and counted meanwhile by a bound on its length. With events on, the watcher reports the call
+        with that same unwritten text (`CallWatcher.whole`), unless it must read the text now (the
+        partial view, a call not named yet). Where it does, for an object too large to copy cheaply,
+        or where the bound would cross `max_argument_chars`, the text is written at once and kept
         as any fragment is. Either way limits, events and the call's text are the same.
         """
         call = self._by_wire_index[number]

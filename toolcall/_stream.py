@@ -128,7 +128,7 @@ class TurnBuilder:
         self._templates = True
         # The wire's reader, made when the first event says which wire it is.
         self._reader: WireReader | None = None
-        # An event like the last, taken from its bytes in one step (`_shortcut`).
+        # An event like the last, taken from its bytes in one step (`_fast.shortcut`).
         self._shortcut: Shortcut | None = None
         # Shortcuts by the template they take events by; None for a template named once.
         self._shortcuts: dict[Template, Shortcut | None] = {}
@@ -215,8 +215,8 @@ class TurnBuilder:
         self._shortcut = self._next_shortcut()
 
     def _next_shortcut(self) -> Shortcut | None:
-        """The shortcut for the next slice (`_shortcut`), once the body is a stream, the framing
-        can say how its last event was framed and the reader which template follows.
+        """The shortcut for the next slice (`_fast.shortcut`), once the body is a stream, the
+        framing can say how its last event was framed and the reader which template follows.
 
         A template gets one the second time it is named, and keeps it: where each event is
         another call's (parallel calls taking turns on chat), the reader names each call's
@@ -280,8 +280,8 @@ class TurnBuilder:
         self._read_text(cast("list[str]", payloads[start:] if start else payloads))
 
     def _read_long(self, event: LongEvent) -> None:
-        """A long event, held as bytes (`_long.LongEvent`): the reader reads it from its bytes,
-        or checks it without reading it. The first event of a body, where it chooses the
+        """A long event, held as bytes (`_framing.long_events.LongEvent`): the reader reads it from
+        its bytes, or checks it without reading it. The first event of a body, where it chooses the
         reader or may show an error answer, is decoded here once, and handed to the reader
         decoded."""
         if self._answer:

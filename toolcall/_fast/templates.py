@@ -249,7 +249,7 @@ def _varying_tail(suffix: str, chunk: dict[str, Any]) -> str | None:
 STRING_HOLE, INTEGER_HOLE = 0, 1
 #: The whitespace a template lets vary around an event's closing brace: JSON's, but for the
 #: line ends, which no event of a line framing holds (so that a match is always one line:
-#: `_shortcut` relies on it).
+#: `_fast.shortcut` relies on it).
 _PADDING = " \t"
 #: An integer both backends read alike: short of 19 digits (see `_json._integer`).
 _SHORT_INTEGER = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")

@@ -3,9 +3,10 @@
 The assembler stays the Go twin (deltas in, calls out) and knows nothing of events; it tells a
 watcher of each arguments fragment it keeps, after routing, so the fragment is reported against
 the call it really went to, whatever the wire's index said. The watcher settles a call's name at
-its first fragment, reports the fragment, and when the call's arguments close (`_closer`) parses
-them once and reports the call done. At the end of the turn every call is reported started and
-done; a call reported early was checked by the assembler: nothing arrived for it after.
+its first fragment, reports the fragment, and when the call's arguments close
+(`_calls.object_closer`) parses them once and reports the call done. At the end of the turn every
+call is reported started and done; a call reported early was checked by the assembler: nothing
+arrived for it after.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 When the body ends, what the reader gathered (stop reasons, text, usage) and the calls the
 assembler holds are checked here once: a call that never got a name, stop reasons that conflict,
 a cut, arguments that are not one JSON object. Nothing here knows a wire, a framing or the
-builder: it reads them through the small interfaces below, so the events (`_events`), which
+builder: it reads them through the small interfaces below, so the events (`_turn.events`), which
 carry a `Turn`, import nothing above this module.
 """
 
@@ -265,7 +265,7 @@ def _note_stream(diagnostics: list[Diagnostic], reader: Gathered, framing: Frame
 
 
 def _markup_found(where: str, text: str) -> list[Diagnostic]:
-    """A diagnostic for each format of tool-call markup `text` holds (`_markup`)."""
+    """A diagnostic for each format of tool-call markup `text` holds (`_turn.markup`)."""
     return [
         Diagnostic(
             "tool_call_in_text",

@@ -5,7 +5,7 @@ A reader takes the decoded payloads of one wire and turns them into the assemble
 operations (`Assembler.open_call`, `append_arguments`, `take_arguments`, `spend_text`): open a
 call (id, name, provider metadata), append an arguments fragment to it, take whole arguments,
 add text or reasoning; and keeps the stop reasons, usage and turn metadata the end of the turn
-reads (`_turn.end_turn`). The core (assembler, watcher, validation, partial view) never learns
+reads (`_turn.turn.end_turn`). The core (assembler, watcher, validation, partial view) never learns
 which wire it was; a call is numbered in the order the wire opened it, whatever the wire's own
 index (Anthropic's content block, Responses' output item) said, so one turn reads the same on
 every wire, and two calls never share a number.
@@ -49,7 +49,7 @@ RELAY_END = "[DONE]"
 class WireReader:
     """Base of every wire's reader (chat completions included).
 
-    The attributes are the ones the end of a turn reads (`_turn.Gathered`): stop reasons in
+    The attributes are the ones the end of a turn reads (`_turn.turn.Gathered`): stop reasons in
     order, usage, text, reasoning, and whether the wire's closing event arrived. `cut` maps each
     stop reason that means "stopped before it was done" to why; `extra_content` is turn-level
     provider metadata (thinking signatures).
@@ -195,9 +195,9 @@ class WireReader:
         return True
 
     def read_long(self, event: LongEvent) -> None:
-        """Take a long event held as bytes (`_long.LongEvent`): read from its bytes where the
-        backend can (`_json.utf8_reader`), else made text and read as any other; a wire that
-        repeats what it streamed may check it without reading it (Responses)."""
+        """Take a long event held as bytes (`_framing.long_events.LongEvent`): read from its bytes
+        where the backend can (`_json.utf8_reader`), else made text and read as any other; a wire
+        that repeats what it streamed may check it without reading it (Responses)."""
         reads = self.reads_utf8
         value = UNREAD if reads is None else reads(event.payload())
         if value is not UNREAD:
@@ -218,7 +218,7 @@ class WireReader:
 
     def next_template(self) -> Template | None:
         """The template the next event most likely matches, for the builder to take it by
-        (`_shortcut`): the one learned from the event before, while the turn goes on."""
+        (`_fast.shortcut`): the one learned from the event before, while the turn goes on."""
         return self._template if self.second_generation is None else None
 
     def take(self, template: WireTemplate, fragment: str) -> bool:
@@ -242,7 +242,7 @@ class WireReader:
     def learn(self, text: str, event: dict[str, Any]) -> WireTemplate | None:
         """The envelope of `event`, just read, if all it did was append one arguments fragment.
 
-        The next event is then first matched against it (`_templates`): the same text around
+        The next event is then first matched against it (`_fast.templates`): the same text around
         one string literal decodes to the same event with only the fragment changed, and, as
         nothing else happened between the two, reading it would append that fragment to the
         same call. Only the literal is decoded. Any other event is read in full and replaces

@@ -214,7 +214,8 @@ class _ArgumentsBuilder:
     def __init__(self) -> None:
         self.root: dict[str, Any] = {}
         #: Characters the object holds so far (strings, member names, one per other value and
-        #: container, `_fields.value_chars`), counted as they arrive against `max_argument_chars`.
+        #: container, `_calls.delta_fields.value_chars`), counted as they arrive against
+        #: `max_argument_chars`.
         self.chars = 0
 
     def add(self, entry: object, event: int, room: int) -> None:

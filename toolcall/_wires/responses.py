@@ -248,8 +248,8 @@ class ResponsesReader(WireReader):
 
     def read_long(self, event: LongEvent) -> None:
         """A long event, read without making its repetition of a call's arguments text where
-        it repeats them at one of the places this wire does (`_repeated`); any other, as any
-        other event."""
+        it repeats them at one of the places this wire does (`_fast.repeated_text`); any other, as
+        any other event."""
         value = self._repeating(event)
         if value is None:
             super().read_long(event)
