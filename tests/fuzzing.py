@@ -441,12 +441,12 @@ def check_body(body: bytes, cuts: list[int], limits: dict[str, int] | None = Non
     options = limits or {}
     try:
         answers = {
-            (b, t): outcome(body, backend=b, templates=t, **options)
+            (b, t): outcome(body, backend=b, fast=t, **options)
             for b in BACKENDS
             for t in (True, False)
         }
         with no_event_long():
-            whole = outcome(body, backend="stdlib", templates=False, **options)
+            whole = outcome(body, backend="stdlib", fast=False, **options)
         for way, answer in answers.items():
             assert answer == whole, (
                 f"{way} differs from stdlib, every event decoded: {_diff(answer, whole)}"

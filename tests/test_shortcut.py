@@ -93,9 +93,9 @@ def test_events_fed_one_by_one_read_as_the_whole_body_decoded_in_full(
         for where, how in spoils:
             pieces = spoiled(pieces, where % len(pieces), how)
         body = b"".join(pieces)
-        reference = outcome(body, templates=False, events=events, wire=wire)
+        reference = outcome(body, fast=False, events=events, wire=wire)
         assert outcome(pieces, events=events, wire=wire) == reference, (wire, spoils)
-        assert outcome(pieces, events=events) == outcome(body, templates=False, events=events)
+        assert outcome(pieces, events=events) == outcome(body, fast=False, events=events)
 
 
 def anthropic_call(fragments: int) -> list[bytes]:
@@ -157,10 +157,10 @@ def test_chat_text_and_arguments_take_the_shortcut_too() -> None:
     """Chat's pieces of text and its argument fragments, fed one by one, give the turn."""
     calls: list[Any] = [("lookup", {"q": "a longer query " * 20})]
     body = wire_bodies.body("chat", calls, "some words of text " * 10, 3)
-    reference = outcome(body, templates=False)
+    reference = outcome(body, fast=False)
     assert reference[0] == "turn"
     assert outcome(slices(body)) == reference
-    assert outcome(slices(body), events=False) == outcome(body, templates=False, events=False)
+    assert outcome(slices(body), events=False) == outcome(body, fast=False, events=False)
 
 
 def interleaved_chat(calls: int, fragments: int) -> list[bytes]:
@@ -193,7 +193,7 @@ def test_parallel_calls_taking_turns_take_the_shortcut_in_turn(
         return original(self, data)
 
     pieces = interleaved_chat(8, 200)
-    assert outcome(pieces) == outcome(b"".join(pieces), templates=False)
+    assert outcome(pieces) == outcome(b"".join(pieces), fast=False)
     monkeypatch.setattr(SSEDecoder, "feed", counting)
     builder = TurnBuilder(events=False)
     for piece in pieces:
@@ -222,4 +222,4 @@ def test_a_stream_whose_envelopes_never_repeat_keeps_few_shortcuts() -> None:
         builder.feed(piece)
     builder.finish()
     assert 0 < len(builder._shortcuts) <= 256
-    assert outcome(varied) == outcome(b"".join(varied), templates=False)
+    assert outcome(varied) == outcome(b"".join(varied), fast=False)

@@ -9,7 +9,8 @@ one-call forms for a caller who wants only the turn, and do not pay for events.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Sequence
+import sys
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
 from typing import Any, cast
 
 from ._assembler import (
@@ -19,6 +20,7 @@ from ._assembler import (
     Assembler,
 )
 from ._errors import StreamError, ToolCallError, UsageError, shown
+from ._fast import is_enabled as fast_paths_enabled
 from ._fast.shortcut import Shortcut, Template
 from ._framing.error_answer import (
     ERROR_BODY_BYTES,
@@ -124,8 +126,9 @@ class TurnBuilder:
         if self._events is not None:
             self._watcher = CallWatcher(self._events, partial=partial_arguments)
             self._assembler.report_to(self._watcher)
-        #: False reads every event in full: the reference the template fast path must equal.
-        self._templates = True
+        # False when made inside `_fast.enabled(False)`: every event read in full, as text,
+        # the reference each fast path must equal.
+        self._fast = fast_paths_enabled()
         # The wire's reader, made when the first event says which wire it is.
         self._reader: WireReader | None = None
         # An event like the last, taken from its bytes in one step (`_fast.shortcut`).
@@ -265,7 +268,8 @@ class TurnBuilder:
     def _use(self, framing: str) -> Decoder:
         self._framing = framing
         self._documents = FRAMINGS[framing].documents
-        decoder = self._decoder = FRAMINGS[framing].decoder(max_event_chars=self._max_event_chars)
+        make = FRAMINGS[framing].decoder if self._fast else _text_only(framing)
+        decoder = self._decoder = make(max_event_chars=self._max_event_chars)
         return decoder
 
     def _read(self, payloads: Sequence[str | LongEvent]) -> None:
@@ -342,7 +346,7 @@ class TurnBuilder:
 
     def _reader_for(self, wire: str) -> WireReader:
         reader = WIRES[wire].reader(self._assembler, self._loads, self._dumps, self._reads_utf8)
-        reader.learning = self._templates
+        reader.learning = self._fast
         reader.events = self._events
         reader.done_after_end = FRAMINGS[self._framing].done_after_end
         return reader
@@ -594,3 +598,24 @@ def _as_bytes(data: object, what: str) -> bytes:
         except ValueError as exc:  # a released view
             raise UsageError(f"{what}: {exc}") from None
     raise UsageError(f"{what}, not {type(data).__name__}")
+
+
+#: The plain path's decoders, by framing, made once each (`_text_only`).
+_TEXT_ONLY: dict[str, Callable[..., Decoder]] = {}
+
+
+def _text_only(framing: str) -> Callable[..., Decoder]:
+    """The framing's own decoder with no event long enough to be held as bytes: every event is
+    made text as it comes, the plain path a builder made inside `_fast.enabled(False)` takes.
+    A subclass that says only that, so the decoder's reading stays the one the fast path
+    shares, and a test that sets the threshold on the framing's class still sets the fast
+    path's."""
+    made = _TEXT_ONLY.get(framing)
+    if made is None:
+        fast = FRAMINGS[framing].decoder
+        assert isinstance(fast, type)
+        made = type(
+            f"TextOnly{fast.__name__}", (fast,), {"__slots__": (), "long_from": sys.maxsize}
+        )
+        _TEXT_ONLY[framing] = made
+    return made

@@ -21,6 +21,7 @@ from .._assembler import Assembler
 from .._calls.call_types import ServerToolCall
 from .._calls.delta_fields import value_chars
 from .._errors import ProviderError, StreamError, ToolCallError, shown
+from .._fast import is_enabled as fast_paths_enabled
 from .._fast.shortcut import Template
 from .._fast.templates import WireTemplate
 from .._fast.text_runs import TextRuns
@@ -97,8 +98,9 @@ class WireReader:
         self.reasoning = TextRuns()
         self.extra_content: dict[str, Any] | None = None
         self.events: list[Event] | None = None
-        #: False reads every event in full: the reference the template fast path must equal.
-        self.learning = True
+        #: False reads every event in full: the reference the template fast path must equal
+        #: (`_fast.enabled`). The builder sets it for the readers it makes.
+        self.learning = fast_paths_enabled()
         # The envelope of the last event if it carried one arguments fragment (see `learn`).
         self._template: WireTemplate | None = None
         # The wire's key of each call (block index, item id) to its number in the turn.
