@@ -163,7 +163,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("toolcall._json",),
     ("toolcall._framing", "toolcall._fast", "toolcall._calls"),
     ("toolcall._turn",),
-    ("toolcall._assembler",),
+    ("toolcall._call_table",),
     ("toolcall._wires",),
     ("toolcall._stream",),
     ("toolcall", "toolcall.schema"),

@@ -13,7 +13,7 @@ import sys
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
 from typing import Any, cast
 
-from ._assembler import (
+from ._call_table import (
     DEFAULT_MAX_ARGUMENT_CHARS,
     DEFAULT_MAX_CALLS,
     DEFAULT_MAX_TEXT_CHARS,

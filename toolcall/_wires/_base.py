@@ -17,7 +17,7 @@ from collections.abc import Hashable, Mapping
 from functools import partial
 from typing import Any, ClassVar
 
-from .._assembler import Assembler
+from .._call_table import Assembler
 from .._calls.call_types import ServerToolCall
 from .._calls.delta_fields import value_chars
 from .._errors import ProviderError, StreamError, ToolCallError, shown

@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from .._assembler import Assembler
+from .._call_table import Assembler
 from .._calls.delta_fields import value_chars
 from .._errors import StreamError, shown
 from .._fast.templates import WireTemplate, wire_template
