@@ -17,7 +17,8 @@ import pytest
 
 from tests.test_shortcut import slices
 from tests.wire_bodies import WIRES, Call, events, frame
-from toolcall import Assembler, Turn, TurnBuilder, TurnDone
+from toolcall import Turn, TurnBuilder, TurnDone
+from toolcall._call_table import CallTable
 from toolcall._fast import enabled, is_enabled
 from toolcall._framing.long_events import LongEvent
 from toolcall._wires.chat import ChatReader
@@ -53,9 +54,9 @@ def test_the_switch_holds_for_its_own_thread_only() -> None:
 
 def test_a_reader_made_with_the_switch_off_learns_no_template() -> None:
     with enabled(False):
-        plain = ChatReader(Assembler(), json.loads, json.dumps)
+        plain = ChatReader(CallTable(), json.loads, json.dumps)
     assert not plain.learning
-    assert ChatReader(Assembler(), json.loads, json.dumps).learning
+    assert ChatReader(CallTable(), json.loads, json.dumps).learning
 
 
 def fed(builder: TurnBuilder, pieces: Iterable[bytes]) -> Turn:

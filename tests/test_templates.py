@@ -15,7 +15,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from toolcall import Assembler, StreamError, ToolCallError, TurnBuilder
+from toolcall import StreamError, ToolCallError, TurnBuilder
+from toolcall._call_table import CallTable
 from toolcall._fast import enabled as fast_paths
 from toolcall._fast import templates as _templates
 from toolcall._fast.templates import learn
@@ -38,7 +39,7 @@ def fragment_chunk(
 
 def read(payloads: list[str], *, fast: bool, json_backend: str = "stdlib") -> dict[str, Any]:
     with fast_paths(fast):
-        reader = ChatReader(Assembler(), backend(json_backend), writer(json_backend))
+        reader = ChatReader(CallTable(), backend(json_backend), writer(json_backend))
     try:
         reader.read(payloads)
     except ToolCallError as exc:
@@ -297,7 +298,7 @@ def test_interleaved_calls_stay_on_the_fast_path_however_many(calls: int) -> Non
         full += 1
         return loads(text)
 
-    reader = ChatReader(Assembler(max_calls=calls), counting, writer("stdlib"))
+    reader = ChatReader(CallTable(max_calls=calls), counting, writer("stdlib"))
     reader.read(payloads)
     assert full == 2 * calls
 

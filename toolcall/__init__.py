@@ -8,7 +8,7 @@ needs only the standard library; `toolcall.schema` (tool parameter validation) n
 and the optional `fast` extra (orjson) halves the cost of decoding chunks.
 """
 
-from ._call_table import Assembler
+from ._assembler import Assembler
 from ._calls.call_types import Delta, ServerToolCall, ToolCall, ToolCallFunction
 from ._errors import (
     ArgumentsError,

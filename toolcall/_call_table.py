@@ -1,4 +1,11 @@
-"""The sans-IO assembler: tool-call deltas in, complete calls out.
+"""The table of one turn's calls: tool-call deltas, or the wire readers' operations, in;
+complete calls out. Sans-IO.
+
+`CallTable` is the one private interface every wire reader drives (chat's included): it opens
+calls, appends or takes their arguments, spends the text budget, and reads a call back. The
+public `Assembler` (`_assembler.py`) is a thin class in front of it with the Go twin's methods
+only, so the caller never sees the readers' operations and the readers never go through the
+caller's door.
 
 Every rule here comes from a provider's real stream or from a bug that real clients shipped (see
 the project's DESIGN notes and the cassettes); none of them names a provider:
@@ -45,8 +52,9 @@ DEFAULT_MAX_TEXT_CHARS = 64 * 1024 * 1024
 _LOOSE_KEPT = 64
 
 
-class Assembler:
-    """Accumulates tool-call deltas and produces complete `ToolCall` values.
+class CallTable:
+    """Accumulates tool-call deltas and the readers' operations and produces complete
+    `ToolCall` values: the state behind `Assembler`, and what a `TurnBuilder` hands its reader.
 
     `feed` takes a `Delta`, the plain dict `json.loads` gives for one element of
     `delta.tool_calls`, or any object with the same attributes (the openai SDK's delta objects).

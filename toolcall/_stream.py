@@ -17,7 +17,7 @@ from ._call_table import (
     DEFAULT_MAX_ARGUMENT_CHARS,
     DEFAULT_MAX_CALLS,
     DEFAULT_MAX_TEXT_CHARS,
-    Assembler,
+    CallTable,
 )
 from ._errors import StreamError, ToolCallError, UsageError, shown
 from ._fast import is_enabled as fast_paths_enabled
@@ -113,7 +113,7 @@ class TurnBuilder:
         self._framing = ""
         self._documents = False
         self._lead = bytearray()
-        self._assembler = Assembler(
+        self._assembler = CallTable(
             max_calls=max_calls,
             max_argument_chars=max_argument_chars,
             max_text_chars=max_text_chars,

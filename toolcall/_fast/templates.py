@@ -286,7 +286,7 @@ class WireTemplate:
         self.wire_index = wire_index
         #: Where a match's fragment goes, set by the reader that learned the template, as
         #: nothing it looked at can change while the template lives: most often the call the
-        #: fragment is arguments of (`Assembler.extend` with that call); for Vertex's
+        #: fragment is arguments of (`CallTable.extend` with that call); for Vertex's
         #: `partialArgs`, the string value the piece goes on.
         self.sink: Callable[[str], None] | None = None
 

@@ -175,7 +175,7 @@ class CallWatcher:
         """End of turn: report every call not reported yet, custom calls with empty arguments.
 
         A call reported done early needs no second report: the assembler refuses anything that
-        arrived for it after its arguments closed (`Assembler._check_not_reopened`), so it is
+        arrived for it after its arguments closed (`CallTable._check_not_reopened`), so it is
         the call the turn holds.
         """
         pairs = [*zip(calls, arguments, strict=True), *((call, {}) for call in custom)]

@@ -2,7 +2,7 @@
 operations a wire's events come down to.
 
 A reader takes the decoded payloads of one wire and turns them into the assembler's named
-operations (`Assembler.open_call`, `append_arguments`, `take_arguments`, `spend_text`): open a
+operations (`CallTable.open_call`, `append_arguments`, `take_arguments`, `spend_text`): open a
 call (id, name, provider metadata), append an arguments fragment to it, take whole arguments,
 add text or reasoning; and keeps the stop reasons, usage and turn metadata the end of the turn
 reads (`_turn.turn.end_turn`). The core (assembler, watcher, validation, partial view) never learns
@@ -17,7 +17,7 @@ from collections.abc import Hashable, Mapping
 from functools import partial
 from typing import Any, ClassVar
 
-from .._call_table import Assembler
+from .._call_table import CallTable
 from .._calls.call_types import ServerToolCall
 from .._calls.delta_fields import value_chars
 from .._errors import ProviderError, StreamError, ToolCallError, shown
@@ -71,7 +71,7 @@ class WireReader:
 
     def __init__(
         self,
-        assembler: Assembler,
+        assembler: CallTable,
         loads: Loads,
         dumps: Dumps,
         reads_utf8: ReadsUtf8 | None = None,
@@ -319,7 +319,7 @@ class WireReader:
 
         The call keeps the object: the watcher and the turn take it rather than parse text
         back, and its text is written from it when somebody first reads it
-        (`Assembler.take_arguments`).
+        (`CallTable.take_arguments`).
         """
         if value is None:
             value = {}

@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from .._call_table import Assembler
+from .._call_table import CallTable
 from .._calls.delta_fields import value_chars
 from .._errors import StreamError, shown
 from .._fast.templates import WireTemplate, wire_template
@@ -192,7 +192,7 @@ class _StringPiece:
     __slots__ = ("assembler", "builder", "number", "text")
 
     def __init__(
-        self, text: TextRuns, builder: _ArgumentsBuilder, number: int, assembler: Assembler
+        self, text: TextRuns, builder: _ArgumentsBuilder, number: int, assembler: CallTable
     ) -> None:
         self.text = text
         self.builder = builder
