@@ -164,7 +164,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("toolcall._framing", "toolcall._fast", "toolcall._calls"),
     ("toolcall._turn",),
     ("toolcall._call_table",),
-    ("toolcall._assembler",),
+    ("toolcall._assembler", "toolcall._options"),
     ("toolcall._wires",),
     ("toolcall._stream",),
     ("toolcall", "toolcall.schema"),

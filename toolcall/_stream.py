@@ -31,6 +31,7 @@ from ._framing.error_answer import (
 from ._framing.long_events import LongEvent
 from ._framing.sse import DEFAULT_MAX_EVENT_CHARS
 from ._json import UNREAD, Refused, backend, utf8_reader, writer
+from ._options import ReadOptions
 from ._turn.call_watcher import CallWatcher
 from ._turn.events import Event, TurnDone
 from ._turn.turn import Turn, end_turn
@@ -459,8 +460,16 @@ def assemble(
     Pass `status=response.status_code`: an error answer is then a `ProviderError` with the status
     and the provider's message.
     """
-    limits = (max_calls, max_argument_chars, max_text_chars, max_event_chars)
-    builder = _builder(json_backend, limits, wire, events=False, status=status)
+    options = ReadOptions(
+        json_backend=json_backend,
+        max_calls=max_calls,
+        max_argument_chars=max_argument_chars,
+        max_text_chars=max_text_chars,
+        max_event_chars=max_event_chars,
+        wire=wire,
+        status=status,
+    )
+    builder = _builder(options, events=False)
     if isinstance(body, (bytes, bytearray, memoryview)):
         builder.feed(body)  # type: ignore[arg-type]  # any bytes-like object; feed converts
     else:
@@ -481,8 +490,16 @@ async def assemble_async(
     status: int | None = None,
 ) -> Turn:
     """Assemble from an async iterator of byte chunks (`httpx.Response.aiter_bytes()`)."""
-    limits = (max_calls, max_argument_chars, max_text_chars, max_event_chars)
-    builder = _builder(json_backend, limits, wire, events=False, status=status)
+    options = ReadOptions(
+        json_backend=json_backend,
+        max_calls=max_calls,
+        max_argument_chars=max_argument_chars,
+        max_text_chars=max_text_chars,
+        max_event_chars=max_event_chars,
+        wire=wire,
+        status=status,
+    )
+    builder = _builder(options, events=False)
     async for piece in _async_pieces(body, "assemble_async()"):
         builder.feed(piece)
     return _turn(builder.finish())
@@ -503,8 +520,16 @@ def iter_events(
 
     Each event is yielded as soon as the chunk that completed it was read, `TurnDone` last.
     """
-    limits = (max_calls, max_argument_chars, max_text_chars, max_event_chars)
-    builder = _builder(json_backend, limits, wire, events=True, status=status)
+    options = ReadOptions(
+        json_backend=json_backend,
+        max_calls=max_calls,
+        max_argument_chars=max_argument_chars,
+        max_text_chars=max_text_chars,
+        max_event_chars=max_event_chars,
+        wire=wire,
+        status=status,
+    )
+    builder = _builder(options, events=True)
     for piece in _pieces(body, "iter_events()"):
         yield from builder.feed(piece)
     yield from builder.finish()
@@ -522,8 +547,16 @@ async def aiter_events(
     status: int | None = None,
 ) -> AsyncIterator[Event]:
     """`iter_events` over an async iterator of byte chunks (`httpx.Response.aiter_bytes()`)."""
-    limits = (max_calls, max_argument_chars, max_text_chars, max_event_chars)
-    builder = _builder(json_backend, limits, wire, events=True, status=status)
+    options = ReadOptions(
+        json_backend=json_backend,
+        max_calls=max_calls,
+        max_argument_chars=max_argument_chars,
+        max_text_chars=max_text_chars,
+        max_event_chars=max_event_chars,
+        wire=wire,
+        status=status,
+    )
+    builder = _builder(options, events=True)
     async for piece in _async_pieces(body, "aiter_events()"):
         for event in builder.feed(piece):
             yield event
@@ -531,26 +564,9 @@ async def aiter_events(
         yield event
 
 
-def _builder(
-    json_backend: str,
-    limits: tuple[int, int, int, int],
-    wire: str,
-    *,
-    events: bool,
-    status: int | None,
-) -> TurnBuilder:
+def _builder(options: ReadOptions, *, events: bool) -> TurnBuilder:
     """The builder behind the one-call forms, whose keywords are `TurnBuilder`'s own."""
-    max_calls, max_argument_chars, max_text_chars, max_event_chars = limits
-    return TurnBuilder(
-        json_backend=json_backend,
-        max_calls=max_calls,
-        max_argument_chars=max_argument_chars,
-        max_text_chars=max_text_chars,
-        max_event_chars=max_event_chars,
-        events=events,
-        wire=wire,
-        status=status,
-    )
+    return TurnBuilder(events=events, **options.keywords())
 
 
 def _turn(events: list[Event]) -> Turn:
