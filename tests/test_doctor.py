@@ -573,6 +573,12 @@ def test_a_large_body_holds_a_bounded_amount(monkeypatch: pytest.MonkeyPatch) ->
     ("path", "wire", "provider", "route"),
     [
         (
+            "cassettes/openai/published/fantasy_azure_gpt-5-mini_tool.yaml",
+            "chat",
+            "openai",
+            "azure",
+        ),
+        (
             "cassettes/kimi/published/fantasy_openrouter-baseten_kimi-k2_multi_tool.yaml",
             "chat",
             "kimi",
