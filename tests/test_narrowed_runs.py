@@ -76,3 +76,18 @@ def test_a_run_spread_over_workers_prints_and_writes_the_same_matrix(tmp_path: P
         reports[name] = json.loads(target.read_text(encoding="utf-8"))
     assert reports["spread"]["summary"]["passed"] > 0
     assert reports["spread"] == reports["one"]
+
+
+@pytest.mark.slow  # a conformance run of a few cases
+def test_a_glob_of_case_ids_selects_those_cases_and_an_unknown_one_is_one_line() -> None:
+    """`make conformance CASE=...` passes `--toolcall-case`: the ids the reports show."""
+    done = pytest_run("--toolcall-case=qwen@anthropic-*", "-vv")
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out[-3000:]
+    ran = [line for line in out.splitlines() if "::test_case[" in line]
+    assert len(ran) == 7 and all("test_case[qwen@anthropic-" in line for line in ran)
+    assert "6 passed, 1 skipped" in out  # reasoning_then_call is left out on Anthropic
+    done = pytest_run("--toolcall-case=qwen@antropic-single_call")
+    assert done.returncode == 4
+    assert done.stderr.startswith("ERROR: no case has the id 'qwen@antropic-single_call'; ")
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr

@@ -410,7 +410,7 @@ def test_matrix_command_writes_markdown_and_exits_zero_when_peers_fail(
     )
     out = capsys.readouterr().out
     assert code == 0
-    assert "FAIL naive gemini/parallel_calls: merged calls" in out
+    assert "FAIL naive gemini-parallel_calls: merged calls" in out
     assert "passed: toolcall 7/7, naive 5/7" in out
     assert "naive 0.3 (python)" in out  # who it said it is, at the handshake
     text = report.read_text(encoding="utf-8")

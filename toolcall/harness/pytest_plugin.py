@@ -2,8 +2,8 @@
 
 Registered through the `pytest11` entry point, so any project with `toolcall` installed has it,
 with its options namespaced (`--toolcall-provider`, `--toolcall-scenario`, `--toolcall-wire`,
-`--toolcall-root`, `--toolcall-report`, `--toolcall-json`). It generates tests only for tests that
-ask for its fixtures, so it stays silent elsewhere:
+`--toolcall-case`, `--toolcall-root`, `--toolcall-report`, `--toolcall-json`). It generates
+tests only for tests that ask for its fixtures, so it stays silent elsewhere:
 
 - `conformance_outcome`: this repository's own suite, one test per case of every kind
   (`case.cases`: the cells on every wire, the cassettes recorded through a route, the published
@@ -48,6 +48,7 @@ _OPTIONS = (
     "--toolcall-provider",
     "--toolcall-scenario",
     "--toolcall-wire",
+    "--toolcall-case",
     "--toolcall-root",
     "--toolcall-report",
     "--toolcall-json",
@@ -90,6 +91,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="only the cases of this wire (chat, responses, anthropic, gemini, ollama)",
     )
     group.addoption(
+        "--toolcall-case",
+        default=None,
+        help="only this case: its id as the reports show it, or a glob of ids",
+    )
+    group.addoption(
         "--toolcall-root",
         default=None,
         help="folder holding providers.yaml, scenarios.yaml and cassettes/ (default: the "
@@ -113,7 +119,7 @@ def pytest_configure(config: pytest.Config) -> None:
     _require_harness(used[0])
     from . import pytest_suite
 
-    if any(config.getoption(o) for o in _OPTIONS[:3]):
+    if any(config.getoption(o) for o in _OPTIONS[:4]):
         # Checked before collection, so a typo is one line of error, not a traceback.
         pytest_suite.check_selection(config)
 

@@ -38,12 +38,13 @@ def _suite(config: pytest.Config) -> Suite:
 
 
 def filters(config: pytest.Config) -> Filters:
-    """The run's narrowing, from `--toolcall-provider`, `--toolcall-scenario` and
-    `--toolcall-wire`."""
+    """The run's narrowing, from `--toolcall-provider`, `--toolcall-scenario`, `--toolcall-wire`
+    and `--toolcall-case`."""
     return Filters(
         wire=config.getoption("--toolcall-wire"),
         provider=config.getoption("--toolcall-provider"),
         scenario=config.getoption("--toolcall-scenario"),
+        case=config.getoption("--toolcall-case"),
     )
 
 
