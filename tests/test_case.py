@@ -29,11 +29,11 @@ from toolcall.harness.case import (
     find,
 )
 from toolcall.harness.cassettes import CHAT
-from toolcall.harness.peers import WIRES
 from toolcall.harness.peers.reference import Reference
 from toolcall.harness.profiles import DIRECT, load_suite
 from toolcall.harness.replay import ReplayError
 from toolcall.harness.verdict import judge
+from toolcall.harness.wires import NAMES as WIRES
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = load_suite(ROOT)

@@ -47,10 +47,11 @@ from .checks import (
     conformance_document,
     route_cassettes,
 )
-from .peers import WIRES, Call, Stream
+from .peers import Call, Stream
 from .profiles import DIRECT, Cell, ProfileError, Provider, Suite
 from .replay import ReplayError, replay, replay_own_request
 from .verdict import Expected
+from .wires import NAMES as WIRES
 
 CELL = "cell"
 ROUTE = "route"
