@@ -165,3 +165,21 @@ def test_the_matrix_refuses_a_filter_that_names_nothing_in_one_line(
         assert code == 2 and out == b""
         (line,) = err.splitlines()
         assert line.startswith(said), line
+
+
+@pytest.mark.slow  # the conformance checks of seven cases
+def test_conformance_narrows_by_the_same_filters(
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    code, out, err = run(capsysbinary, "conformance", "--case", "qwen@anthropic-*")
+    text = out.decode()
+    assert code == 0, text + err
+    assert text.splitlines()[-1] == "6 passed, 0 failed, 1 not applicable"
+    code, out, err = run(
+        capsysbinary, "conformance", "--kind", "wire-recording", "--wire", "ollama"
+    )
+    assert code == 0, err
+    assert out.decode().splitlines()[-1].endswith("published recordings: 2 of 2 passed")
+    code, out, err = run(capsysbinary, "conformance", "--kind", "recording")
+    assert code == 2 and out == b""
+    assert err.startswith("toolcall: unknown kind 'recording'; known: ['cell', 'cut', ")

@@ -37,6 +37,10 @@ def add_case_filters(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--case", metavar="ID", help="only this case: its exact id, or a glob (*, ?, [...])"
     )
+    parser.add_argument(
+        "--kind",
+        help="only the cases of this kind (cell, route, published, wire-recording, cut)",
+    )
 
 
 def filters_of(args: argparse.Namespace) -> Filters:
@@ -49,6 +53,7 @@ def filters_of(args: argparse.Namespace) -> Filters:
         route=args.route,
         scenario=args.scenario,
         case=args.case,
+        kind=args.kind,
     )
 
 
