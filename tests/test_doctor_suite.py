@@ -16,7 +16,8 @@ import httpx
 import pytest
 from jsonschema import Draft202012Validator
 
-from toolcall.harness import recordings, serve
+from toolcall.harness import serve
+from toolcall.harness.case import PUBLISHED, WIRE_RECORDING, Filters, cases
 from toolcall.harness.doctor import compare
 from toolcall.harness.doctor.identify import UNKNOWN
 from toolcall.harness.doctor.opening import open_capture
@@ -28,19 +29,10 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = load_suite(ROOT)
-RECORDINGS = recordings.discover(SUITE.cassettes)
+#: The suite's cases of the recorded kinds: every published chat recording and wire recording.
+RECORDED = [c for kind in (PUBLISHED, WIRE_RECORDING) for c in cases(SUITE, Filters(kind=kind))]
 QUIET = Options(clients=False)
 SCHEMA = Draft202012Validator(format_schema("doctor.schema.json"))
-
-
-def provider_names(recording: Recording) -> set[str]:
-    """The providers.yaml keys the recording's provenance may be named by: its own, or the
-    provider whose wire offer lists its name among `recorded_as`."""
-    names = {recording.provider}
-    for offer in SUITE.wire_offers:
-        if offer.wire == recording.wire and recording.provider in offer.recorded_as:
-            names.add(offer.provider)
-    return names
 
 
 def examined(path: Path) -> dict[str, Any]:
@@ -51,18 +43,22 @@ def examined(path: Path) -> dict[str, Any]:
 
 
 def test_every_published_recording_is_named_as_its_provenance_says() -> None:
+    """Each recorded case of the suite: its wire and framing, and its provider (the one its
+    provenance names, or the one whose wire offer names it) and route, or "unknown"."""
     named = {"provider": 0, "route": 0}
-    for recording in RECORDINGS:
-        document = examined(recording.path)
-        where = recording.id
-        assert document["wire"]["value"] == recording.wire, where
-        framing = recording.framing or ("ndjson" if recording.wire == "ollama" else None)
+    assert len(RECORDED) > 70
+    for case in RECORDED:
+        document = examined(SUITE.root / case.source)
+        recording: Recording = case.origin
+        where = case.id
+        assert document["wire"]["value"] == case.wire, where
+        framing = case.framing or ("ndjson" if case.wire == "ollama" else None)
         if framing is not None:
             assert document["framing"]["value"] == framing, where
         provider = document["provider"]["value"]
         route = document["route"]["value"]
-        assert provider in provider_names(recording) | {UNKNOWN}, (where, provider)
-        assert route in (recording.route, UNKNOWN), (where, route)
+        assert provider in {case.provider, case.offered_by, UNKNOWN}, (where, provider)
+        assert route in (case.route, UNKNOWN), (where, route)
         named["provider"] += provider != UNKNOWN
         named["route"] += route != UNKNOWN
         wanted = [c["name"] for c in recording.expected.get("tool_calls", [])]
@@ -73,8 +69,8 @@ def test_every_published_recording_is_named_as_its_provenance_says() -> None:
             ran = [c["id"] for c in recording.expected.get("server_tool_calls", [])]
             assert [c["id"] for c in document["turn"]["server_tool_calls"]] == ran, where
     # Identification never names a wrong provider or route; most are named at all.
-    assert named["provider"] >= len(RECORDINGS) * 3 // 4
-    assert named["route"] >= len(RECORDINGS) // 3
+    assert named["provider"] >= len(RECORDED) * 3 // 4
+    assert named["route"] >= len(RECORDED) // 3
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +100,8 @@ SERVED = [
 
 
 def recording(name: str) -> Recording:
-    (found,) = [r for r in RECORDINGS if r.id == name]
+    (found,) = [c.origin for c in RECORDED if c.id == name]
+    assert isinstance(found, Recording)
     return found
 
 
