@@ -705,3 +705,46 @@ def test_the_ids_shape_is_evidence(capsys: pytest.CaptureFixture[str]) -> None:
         capsys, str(ROOT / "cassettes/glm/published/fantasy_zai-glm-4.6_multi_tool.yaml")
     )
     assert "the call ids fit providers.glm.quirks.id_pattern" in direct["provider"]["evidence"]
+
+
+def _har_of(entry: object) -> str:
+    return json.dumps({"log": {"entries": [entry]}})
+
+
+HOSTILE = {
+    "entries not a list": json.dumps({"log": {"entries": {}}}),
+    "an entry not an object": _har_of(1),
+    "an entry without a response": _har_of({"request": {}}),
+    "a body that is a number": _har_of(
+        {"request": {"method": "POST", "url": "u"}, "response": {"content": {"text": 5}}}
+    ),
+    "headers not a list": _har_of(
+        {
+            "request": {"method": "POST", "url": "u", "headers": [1]},
+            "response": {"status": 200, "headers": "x", "content": {"text": "data: {}\n\n"}},
+        }
+    ),
+    "a HAR cut short": '{"log": {"entries": [',
+    "interactions not a list": "interactions: {a: 1}\n",
+    "a cassette cut short": "interactions:\n  - request: [\n",
+    "an interaction without a response": "interactions:\n- request: {uri: u}\n",
+    "headers and no body": "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n",
+    "curl's lines alone": "* Trying\n> GET / HTTP/1.1\n>\n",
+    "a status that is none": "HTTP/1.1 999 Weird\r\n\r\ndata: {}\n\n",
+    "JSON nested past any limit": "data: " + "[" * 100_000 + "\n\n",
+    "a byte-order mark alone": "\ufeff",
+    "lines that are not JSON": '{"a": 1}\n{bad\n',
+    "an array cut short": '[{"a": 1}, {bad',
+}
+
+
+@pytest.mark.parametrize("case", HOSTILE)
+def test_hostile_input_never_breaks_the_doctor(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], case: str
+) -> None:
+    path = tmp_path / "hostile"
+    path.write_text(HOSTILE[case], encoding="utf-8")
+    code, out, err = doctor(capsys, str(path))
+    assert code in (1, 2)
+    if code == 2:
+        assert out == "" and err.count("\n") == 1 and err.startswith(f"toolcall doctor: {path}")

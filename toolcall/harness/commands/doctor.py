@@ -105,7 +105,10 @@ def _options(args: argparse.Namespace) -> Options:
 
 def _examine(suite: Suite, name: str, args: argparse.Namespace, options: Options) -> dict[str, Any]:
     capture = open_capture(name, args.entry, sys.stdin.buffer)
-    document = examine(suite, capture, options)
+    try:
+        document = examine(suite, capture, options)
+    except CaptureError as exc:
+        raise CaptureError(f"{name}: {exc}") from None
     if not document["capture"]["events"]:
         raise CaptureError(f"{name}: no event could be read from it: is it a captured body?")
     return document

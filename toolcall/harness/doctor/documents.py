@@ -94,7 +94,10 @@ def _pairs(headers: object) -> list[tuple[str, str]]:
 
 
 def _int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+    """An HTTP status, or None for anything else a document may hold there."""
+    if isinstance(value, int) and not isinstance(value, bool) and 100 <= value <= 599:
+        return value
+    return None
 
 
 def cassette_capture(name: str, data: bytes, entry: int | None) -> Capture:

@@ -228,6 +228,8 @@ def _transcript(name: str, opener: Callable[[], Any], head: bytes) -> Capture:
             in_headers = False
     if status is None:
         raise CaptureError(f"{name}: a transcript without an HTTP status line")
+    if not 100 <= status <= 599:
+        raise CaptureError(f"{name}: the status line says {status}, which is no HTTP status")
     form = "curl -v" if verbose else "curl -i"
     chunks = (
         _curl_body(opener, offset) if verbose else (lambda: _gunzipped(_stream(opener, offset)))

@@ -200,7 +200,7 @@ def _not_ollama(first: bytes) -> bool:
     line = first.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
     try:
         event = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     if not isinstance(event, dict) or "done" in event:
         return False
@@ -216,7 +216,7 @@ def _as_sse(line: bytes) -> bytes:
     name = b""
     try:
         kind = json.loads(text).get("type")
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         kind = None
     if isinstance(kind, str):
         name = b"event: " + kind.encode() + b"\n"
