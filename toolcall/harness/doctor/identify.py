@@ -260,9 +260,11 @@ def _route(
         return Guess(value, [f"the request went to {host[2]}"])
     if reading.wire != "chat" or provider == UNKNOWN:
         sent = urlsplit(capture.url).hostname if capture.url else None
+        if provider == UNKNOWN:
+            return Guess(evidence=["the provider is unknown, so no route can be told"])
         why = "no request URL" if sent is None else f"the request went to {sent}, no known host"
-        what = "the provider is unknown" if provider == UNKNOWN else f"the {reading.wire} wire"
-        return Guess(evidence=[f"nothing tells it: {what} has no marks known here, and {why}"])
+        marks = f"no relay's or host's marks are known on the {reading.wire} wire"
+        return Guess(evidence=[f"nothing tells it: {marks}, and {why}"])
     found = markers(reading.first_events)
     if found:
         routes, said = found[0]
