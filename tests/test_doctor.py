@@ -748,3 +748,36 @@ def test_hostile_input_never_breaks_the_doctor(
     assert code in (1, 2)
     if code == 2:
         assert out == "" and err.count("\n") == 1 and err.startswith(f"toolcall doctor: {path}")
+
+
+REPAIRED = {
+    # the name sent whole again on a later delta (hermes-agent#8259's `read_fileread_file`)
+    "name_repeated": [
+        _call(0, "call_a", "get_weather", '{"city": '),
+        _call(0, None, "get_weather", '"Paris"}'),
+    ],
+    # every fragment resends the arguments so far (hermes-agent#35718's cumulative mode)
+    "arguments_resent": [
+        _call(0, "call_a", "get_weather", '{"city": '),
+        _call(0, None, None, '{"city": "Paris"}'),
+    ],
+    # no index on the deltas (AstrBot#6692, Gemini's compatible endpoint)
+    "index_absent": [
+        _call(None, "call_a", "get_weather", '{"city": "Paris"}'),
+    ],
+}
+
+
+@pytest.mark.parametrize("code", REPAIRED)
+def test_a_repaired_quirk_is_a_warning_at_its_event(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], code: str
+) -> None:
+    deltas = REPAIRED[code]
+    body = _chat_events(*deltas)
+    status, document = report(capsys, written(tmp_path, "b", body))
+    found = codes(document)[code]
+    assert status == 0 and found["severity"] == "warning"
+    # a resend is told only once the call's arguments are whole: at the end of the body
+    where = None if code == "arguments_resent" else len(deltas) - 1
+    assert found["where"]["event"] == where
+    assert document["calls"][0]["arguments"] == {"city": "Paris"}
