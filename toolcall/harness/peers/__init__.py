@@ -87,6 +87,7 @@ class Stream:
     body: bytes
     request: Mapping[str, Any]
     served: Served | None = None
+    case: str = ""
 
     @cached_property
     def events(self) -> list[dict[str, Any]]:
