@@ -15,7 +15,7 @@ import pytest
 
 from toolcall.harness import matrix, matrix_docs
 from toolcall.harness.matrix import Matrix, Result
-from toolcall.harness.peers.external import LINE_READER_LIMIT
+from toolcall.harness.peers.external import LINE_READER_LIMIT, MAX_MESSAGE
 from toolcall.harness.profiles import load_suite
 from toolcall.harness.verdict import PASS, Verdict
 
@@ -94,7 +94,7 @@ def test_every_message_of_the_suite_fits_the_limit_the_docs_state() -> None:
     `MAX_MESSAGE`, and docs/PROTOCOL.md says how large it is."""
     sizes = matrix_docs.sizes(load_suite(ROOT))
     assert sizes.streams > 100 and sizes.over_reader_limit > 0
-    assert LINE_READER_LIMIT < sizes.largest <= matrix_docs.MAX_MESSAGE
+    assert LINE_READER_LIMIT < sizes.largest <= MAX_MESSAGE
     protocol = (ROOT / "docs" / "PROTOCOL.md").read_text(encoding="utf-8")
     assert matrix_docs.messages_section(sizes) in protocol
 

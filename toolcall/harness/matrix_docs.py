@@ -30,12 +30,14 @@ from . import conformance_report, matrix
 from .checks.outcome import Outcome
 from .commands.conformance import outcomes_of
 from .peers import WIRES
-from .peers.external import LINE_READER_LIMIT, MAX_LINE, assemble_message, encoded
+from .peers.external import (
+    LINE_READER_LIMIT,
+    MAX_LINE,
+    MAX_MESSAGE,
+    assemble_message,
+    encoded,
+)
 from .profiles import Suite, load_suite
-
-#: The longest line the harness sends a program; `tests/test_matrix_docs.py` holds every
-#: message of the suite under it, so a program sized for it reads every stream.
-MAX_MESSAGE = 8 * 1024 * 1024
 
 #: The example programs, by the column name the docs give them, with the tool each needs.
 EXAMPLES = {

@@ -8,7 +8,8 @@ sends and receives against it). Version 3:
     -> {"cmd": "start", "protocol": 3}
     <- {"protocol": 3, "implementation": {"name": "naive", "version": "0.3", "language": "python"},
         "wires": ["chat", "responses", "anthropic", "gemini", "ollama"]}
-    -> {"cmd": "assemble", "seq": 1, "wire": "anthropic", "request": {...},
+    -> {"cmd": "assemble", "seq": 1, "case": "anthropic/anthropic/...", "wire": "anthropic",
+        "request": {...},
         "body_base64": "ZXZlbnQ6IG1lc3NhZ2Vfc3RhcnQK...", "events": [{...}, ...]}
     <- {"seq": 1, "tool_calls": [{"id": "...", "type": "function",
                                   "function": {"name": "...", "arguments": "<JSON text>"}}]}
@@ -23,16 +24,21 @@ an SSE reader given one would be judged on a body its users never send it. A pro
 `"http_client": true` is an
 SDK under test: each `assemble` also says where the stream is served (`served`: a base URL and
 headers, `serving`), and it fetches the stream from there. An answer may carry `error` (the
-implementation judged the stream bad: a cut-off call, say) with or without calls.
+implementation judged the stream bad: a cut-off call, say) with or without calls. `case` names
+the case for the program's own log (sent when the stream has one), and a handshake may say in
+`glue` what the program adds around the library it checks; both came to version 3 as optional
+fields, which a version-3 program may ignore (docs/PROTOCOL.md says when the number changes).
 
 A program that answers the handshake with version 2 is spoken to in version 2, which carries chat
 chunks only: it gets the chat streams, and its name in the reports says so once. Any other version
 is refused at the handshake, with both named. One long-lived process per implementation keeps a
 run of a hundred streams from paying a hundred interpreter starts. A late answer, a wrong `seq`,
-a message the schema rejects, or a program that exits is a crash, reported with the last line it
-wrote on standard error; the next stream starts it afresh. Programs are named on the command line
-(`toolcall matrix --external NAME=COMMAND`) or in `TOOLCALL_EXTERNAL`, one `NAME=COMMAND` per
-line; COMMAND is split like a shell would split it, but no shell runs it.
+a message the schema rejects, or a program that exits is a crash, reported with its standard
+error from the first line of its crash report (a Go panic, a Python traceback, an uncaught Node
+error) on, bounded, or else the last line it wrote there; the next stream starts it afresh.
+Programs are named on the command line (`toolcall matrix --external NAME=COMMAND`) or in
+`TOOLCALL_EXTERNAL`, one `NAME=COMMAND` per line; COMMAND is split like a shell would split it,
+but no shell runs it.
 """
 
 from __future__ import annotations
@@ -72,6 +78,11 @@ _SCHEMA = format_schema("protocol.schema.json")
 #: the largest stream of the suite (DeepSeek's `long_arguments`) carries about 855 KB of them; a
 #: line beyond this is a program gone wrong, stopped before it takes the harness's memory.
 MAX_LINE = 32 * 1024 * 1024
+#: The longest line the harness sends a program, its newline included: four times the largest
+#: `assemble` of the suite (DeepSeek's `long_arguments`, 2.8 MB), and `tests/test_matrix_docs.py`
+#: holds every message of the suite under it, so a program that sizes its line buffer for this
+#: reads every stream (docs/PROTOCOL.md).
+MAX_MESSAGE = 8 * 1024 * 1024
 #: How many lines, and how many bytes, a program may write ahead of the harness reading them.
 #: The protocol has one line per message, so more is a program flooding its output, stopped
 #: before it fills memory: at most `MAX_UNREAD_BYTES` and one line wait, not 16 long lines.
