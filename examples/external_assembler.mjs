@@ -116,7 +116,7 @@ function answer(message) {
     const me = { name: "assemble-js", version: "0.1", language: "javascript" };
     return { protocol: 3, implementation: me, wires: Object.keys(READERS) };
   }
-  const [calls, cut] = READERS[message.wire](message.events);
+  const [calls, cut] = READERS[message.wire](message.events ?? []); // null: a body that does not decode
   console.error(`assemble-js: ${message.case ?? ""}: ${calls.length} call(s)`);
   return cut ? { seq: message.seq, tool_calls: calls, error: cut } : { seq: message.seq, tool_calls: calls };
 }
