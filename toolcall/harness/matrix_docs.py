@@ -29,7 +29,6 @@ from pathlib import Path
 from . import conformance_report, matrix
 from .checks.outcome import Outcome
 from .commands.conformance import outcomes_of
-from .peers import WIRES
 from .peers.external import (
     LINE_READER_LIMIT,
     MAX_LINE,
@@ -38,6 +37,7 @@ from .peers.external import (
     encoded,
 )
 from .profiles import Suite, load_suite
+from .wires import NAMES as WIRES
 
 #: The example programs, by the column name the docs give them, with the tool each needs.
 EXAMPLES = {
