@@ -266,28 +266,18 @@ class External:
             raise Crashed(f"was handed a {stream.wire} stream; it reads {list(self._wires)}")
         self._seq += 1
         deadline = time.monotonic() + self.timeout
+        message = assemble_message(stream, self._seq, self._protocol)
         if self._protocol == CHAT_ONLY_PROTOCOL:
-            message: dict[str, Any] = {
-                "cmd": "assemble",
-                "seq": self._seq,
-                "request": stream.request,
-                "chunks": stream.chunks,
-            }
             self._send(message, deadline, "assemble_v2")
             answer = self._receive("answer", deadline)
-        else:
-            message = assemble_message(stream, self._seq)
-            if self._http_client:
-                with serving(stream) as served:
-                    message["served"] = {
-                        "base_url": served.base_url,
-                        "headers": dict(served.headers),
-                    }
-                    self._send(message, deadline, "assemble")
-                    answer = self._receive("answer", deadline)
-            else:
+        elif self._http_client:
+            with serving(stream) as served:
+                message["served"] = {"base_url": served.base_url, "headers": dict(served.headers)}
                 self._send(message, deadline, "assemble")
                 answer = self._receive("answer", deadline)
+        else:
+            self._send(message, deadline, "assemble")
+            answer = self._receive("answer", deadline)
         if answer["seq"] != self._seq:
             self._kill()
             raise Crashed(f"answered seq {answer['seq']} to seq {self._seq}")
@@ -506,9 +496,12 @@ class _Unread:
         return None
 
 
-def assemble_message(stream: Stream, seq: int) -> dict[str, Any]:
-    """The version-3 `assemble` message for `stream` (without `served`, which an HTTP client
-    gets besides): what a program is sent, and what docs/PROTOCOL.md measures the size of."""
+def assemble_message(stream: Stream, seq: int, protocol: int = PROTOCOL) -> dict[str, Any]:
+    """The `assemble` message a program speaking `protocol` is sent for `stream` (without the
+    `served` a program that fetches over HTTP is also told: where the stream is served then);
+    what docs/PROTOCOL.md measures the size of."""
+    if protocol == CHAT_ONLY_PROTOCOL:
+        return {"cmd": "assemble", "seq": seq, "request": stream.request, "chunks": stream.chunks}
     message: dict[str, Any] = {"cmd": "assemble", "seq": seq}
     if stream.case:  # a stream handed over outside a run of cases has no id to give
         message["case"] = stream.case
