@@ -18,6 +18,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from toolcall.harness import matrix, matrix_report
+from toolcall.harness.case import Filters
 from toolcall.harness.peers import CHAT, Stream
 from toolcall.harness.peers.external import (
     CRASH_HEAD,
@@ -107,7 +108,7 @@ def test_a_column_that_says_it_adds_glue_shows_it_in_every_report() -> None:
     program = External("wrapped", _python(answer + "\nsys.stdin.readline()", hello), timeout=20)
     assert program.glue == glue
     suite = load_suite(ROOT)
-    result = matrix.run(suite, [program], provider="openai", scenario="text_only")
+    result = matrix.run(suite, [program], filters=Filters(case="openai-text_only"))
     assert result.glue == {"wrapped": glue}
     assert f"glue     {glue}" in matrix_report.text(result)
     assert f"| wrapped | t 1 (python); with glue: {glue} | 1/1 |" in matrix_report.markdown(result)
@@ -121,7 +122,7 @@ def test_a_column_without_glue_says_nothing_of_it() -> None:
     answer = 'print(json.dumps({"seq": m["seq"], "tool_calls": []}), flush=True)'
     program = External("plain", _python(answer + "\nsys.stdin.readline()"), timeout=20)
     suite = load_suite(ROOT)
-    result = matrix.run(suite, [program], provider="openai", scenario="text_only")
+    result = matrix.run(suite, [program], filters=Filters(case="openai-text_only"))
     assert result.glue == {}
     assert "glue" not in matrix_report.text(result) + matrix_report.markdown(result)
     assert matrix_report.document(result)["implementations"][0]["glue"] == ""

@@ -52,7 +52,10 @@ def _matrix() -> Matrix:
             Result(name, "openai", "parallel_calls", Verdict(PASS)),
             Result(name, "anthropic", "anthropic/x", Verdict(PASS), "anthropic"),
         ]
-    result.results[-2] = Result("go", "openai", "parallel_calls", Verdict("merged calls", "..."))
+    merged = Verdict("merged calls", "...")
+    result.results[-2] = Result(
+        "go", "openai", "parallel_calls", merged, case="openai-parallel_calls"
+    )
     return result
 
 
@@ -61,7 +64,7 @@ def test_the_matrix_section_counts_per_wire_and_names_each_verdict() -> None:
     assert "Over the suite's 3 streams" in section
     assert "| toolcall | the reference | 2/2 | - | 1/1 | - | - | 3/3 |" in section  # no release
     assert "| go | assemble-go 0.1 (go) | 1/2 | - | 1/1 | - | - | 2/3 |" in section
-    assert "- go: `merged calls` on 1 row: `openai/parallel_calls`" in section
+    assert "- go: `merged calls` on 1 row: `openai-parallel_calls`" in section  # its --case id
 
 
 def test_the_messages_section_states_the_limits() -> None:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import conformance_report, matrix
+from .case import Filters, cases
 from .checks.outcome import Outcome
 from .commands.conformance import outcomes_of
 from .peers.external import (
@@ -80,9 +81,9 @@ class Sizes:
 def sizes(suite: Suite) -> Sizes:
     """Every case's `assemble` message as the matrix hands it over, measured as written."""
     measured = []
-    for case in matrix.cases(suite, matrix.Matrix(), provider=None, scenario=None):
-        size = len(encoded(assemble_message(case.stream, 1)))
-        measured.append((size, f"{case.provider}/{case.scenario}"))
+    for case in cases(suite, Filters()):
+        if not case.not_applicable:
+            measured.append((len(encoded(assemble_message(case.stream, 1))), case.id))
     largest, where = max(measured)
     over = sum(size > LINE_READER_LIMIT for size, _where in measured)
     return Sizes(len(measured), largest, where, over)
@@ -145,7 +146,7 @@ def matrix_section(result: matrix.Matrix, shown: int = 3) -> str:
             continue
         verdicts = Counter(r.verdict.label for r in failed)
         for label, count in sorted(verdicts.items(), key=lambda item: (-item[1], item[0])):
-            rows = [f"`{r.provider}/{r.scenario}`" for r in failed if r.verdict.label == label]
+            rows = [f"`{r.case}`" for r in failed if r.verdict.label == label]  # `--case` ids
             more = f" and {len(rows) - shown} more" if len(rows) > shown else ""
             where = f"{', '.join(rows[:shown])}{more}"
             lines.append(f"- {name}: `{label}` on {count} row{'s' * (count > 1)}: {where}")
@@ -212,7 +213,7 @@ def render(root: Path) -> dict[str, str]:
     with tempfile.TemporaryDirectory() as build:
         result = run_examples(suite, root, Path(build))
     bodies = {
-        "conformance": conformance_section(outcomes_of(suite, None, None)),
+        "conformance": conformance_section(outcomes_of(suite, Filters())),
         "matrix": matrix_section(result),
         "messages": messages_section(sizes(suite)),
     }
