@@ -26,6 +26,7 @@ from toolcall.harness.peers.external import (
     External,
     StartFailed,
     assemble_message,
+    crash_start,
 )
 from toolcall.harness.profiles import format_schema, load_suite
 
@@ -161,6 +162,26 @@ def test_a_long_crash_report_is_bounded_and_keeps_its_first_and_last_lines() -> 
     assert said.endswith("| ... | exit status 2 is near")
     assert CRASH_HEAD < len(said) < CRASH_HEAD + 500
     assert "noise" not in said
+
+
+@pytest.mark.parametrize(
+    ("line", "strength"),
+    [
+        ("panic: assignment to entry in nil map", 2),
+        ("fatal error: all goroutines are asleep - deadlock!", 2),
+        ("Fatal Python error: Segmentation fault", 2),
+        ("Traceback (most recent call last):", 2),
+        ("TypeError: Cannot read properties of undefined (reading 'push')", 1),
+        ("Error [ERR_STREAM_DESTROYED]: Cannot call write after a stream was destroyed", 1),
+        ("[UnhandledPromiseRejection: This error originated either by throwing", 1),
+        ("    at Interface.<anonymous> (file:///x/crash.mjs:10:9)", 0),
+        ("Node.js v20.20.2", 0),  # the last line Node writes: never the reason
+        ("assemble-go: openai-single_call: 1 call(s)", 0),
+        ("2026/12/06 log: Error: retrying", 0),
+    ],
+)
+def test_the_lines_that_begin_a_crash_report(line: str, strength: int) -> None:
+    assert crash_start(line) == strength
 
 
 def test_a_crash_without_a_report_shows_the_last_line_as_before() -> None:

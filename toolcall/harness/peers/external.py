@@ -441,8 +441,9 @@ class _Tail:
 #: traceback (2) win over an error line as Node prints an uncaught one (1), which a program's
 #: own log may also hold.
 _CRASH_STARTS = (
-    (2, re.compile(r"^(panic: |fatal error: |Traceback \(most recent call last\):)")),
-    (1, re.compile(r"^(Uncaught )?[A-Z]?[A-Za-z]*(Error|Exception)( \[[A-Z_0-9]+\])?: ")),
+    (2, re.compile(r"^(panic: |fatal error: |Fatal Python error: |Traceback \(most recent call)")),
+    # Node: `TypeError: ...`, `Error [ERR_X]: ...`, `[UnhandledPromiseRejection: ...`
+    (1, re.compile(r"^\[?(Uncaught )?[A-Z]?[A-Za-z]*(Error|Exception|Rejection)( \[\w+\])?: ")),
 )
 
 
