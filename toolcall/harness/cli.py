@@ -22,6 +22,7 @@ from .commands import (
     add_provider,
     case,
     conformance,
+    doctor,
     matrix,
     publish,
     record,
@@ -59,6 +60,7 @@ COMMANDS: dict[str, Command] = {
         "serve": serve,
         "gateways": gateways,
         "scan": scan,
+        "doctor": doctor,
     }.items()
 }
 
