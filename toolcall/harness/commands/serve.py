@@ -31,10 +31,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(suite: Suite, args: argparse.Namespace) -> int:
     """Serve until interrupted, after saying where and how to reach each provider."""
-    from .. import serve
+    from .. import serving
 
     try:
-        running = serve.start(
+        running = serving.start(
             suite,
             host=args.host,
             port=args.port,
@@ -49,7 +49,7 @@ def run(suite: Suite, args: argparse.Namespace) -> int:
         print(f"  {key:<9} base URL {running.url(key)}")
     print(
         "  pick a cassette by sending a scenario's request (scenarios.yaml) or with "
-        "X-Toolcall-Scenario; faults with X-Toolcall-Fault: " + ", ".join(serve.FAULTS)
+        "X-Toolcall-Scenario; faults with X-Toolcall-Fault: " + ", ".join(serving.FAULTS)
     )
     print(
         "  other wires: POST /v1/responses, /v1/messages, "
@@ -62,7 +62,7 @@ def run(suite: Suite, args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("stopped")
     finally:
-        serve.stop(running)
+        serving.stop(running)
     return 0
 
 

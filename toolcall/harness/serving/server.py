@@ -109,11 +109,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import SplitResult, parse_qs, quote, unquote, urlsplit
 
-from . import background, cassettes, recordings, serve_input
-from .cassettes import CHAT, WIRES
-from .profiles import Suite
-from .recordings import Recording
-from .streams import events
+from .. import background, cassettes, recordings
+from ..cassettes import CHAT, WIRES
+from ..profiles import Suite
+from ..recordings import Recording
+from ..streams import events
+from . import input as serve_input
 
 FAULTS = ("cut", "429", "500", "drip", "keepalive")
 DEFAULT_DRIP_MS = 50
