@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from toolcall import SSEDecoder, ToolCallError
 
 from ..cassettes import CHAT as CHAT
-from ..serving import WIRE_PATHS
+from ..serving.routes import WIRE_PATHS
 from ..streams import NDJSON_WIRES as NDJSON_WIRES
 
 Chunk = Mapping[str, Any]

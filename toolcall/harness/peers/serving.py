@@ -16,7 +16,8 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from ..serving import WIRE_PATHS, Running, start, stop
+from ..serving.routes import WIRE_PATHS
+from ..serving.server import Running, start, stop
 from . import Served, Stream
 
 BODY_HEADER = "X-Toolcall-Body"
