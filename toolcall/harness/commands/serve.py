@@ -21,6 +21,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--verbose", action="store_true", help="log every request")
     parser.add_argument(
+        "--faults",
+        action="store_true",
+        help="print the stream faults a request can ask for (X-Toolcall-Fault or a model "
+        "named fault:NAME), each with its wires and the report it reproduces, and exit",
+    )
+    parser.add_argument(
         "--allow-host",
         action="append",
         default=[],
@@ -32,7 +38,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(suite: Suite, args: argparse.Namespace) -> int:
     """Serve until interrupted, after saying where and how to reach each provider."""
     from .. import serving
+    from ..serving import faults
 
+    if args.faults:
+        print(faults.table())
+        return 0
     try:
         running = serving.start(
             suite,
@@ -56,6 +66,10 @@ def run(suite: Suite, args: argparse.Namespace) -> int:
         "/v1beta/models/{model}:streamGenerateContent?alt=sse (without alt: a JSON array), "
         "/api/chat, the recording named by "
         "X-Toolcall-Scenario: wires/<wire>/<name> or a /<provider>/ prefix"
+    )
+    print(
+        "  stream faults on every wire: X-Toolcall-Fault or the model fault:NAME "
+        "(toolcall serve --faults lists them)"
     )
     try:
         running.thread.join()

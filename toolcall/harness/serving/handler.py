@@ -18,18 +18,21 @@ from collections.abc import Callable, Collection, Mapping
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Protocol, cast
-from urllib.parse import SplitResult, parse_qs, urlsplit
+from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
 
 from ..cassettes import CHAT
 from ..streams import events
 from . import input as serve_input
+from . import plain, render
 from .capture import CAPTURE_PATH, CAPTURED_BODY_BYTES, masked, parsed_or_none, received
 from .catalogue import Catalogue, NoCassette
+from .faults import BY_NAME, Fault
 from .input import error_body
 from .routes import (
     FAULTS,
     WIRE_PATHS,
     BadRoute,
+    Route,
     framing_asked,
     provider_of,
     route,
@@ -38,6 +41,7 @@ from .routes import (
 )
 
 DEFAULT_DRIP_MS = 50
+GEMINI_METHOD = ":streamGenerateContent"
 #: Empty lines ignored before a request line (RFC 9112, section 2.2, asks for at least one).
 BLANK_LINES = 8
 
@@ -211,18 +215,19 @@ class Handler(BaseHTTPRequestHandler):
             self._capture(headers, raw, parsed_or_none(raw) if small else None)
             raise
         self._capture(headers, raw, request if raw else None)
+        fault = fault_asked(url, chosen, headers, request)
+        if fault in BY_NAME:
+            self._post_fault(BY_NAME[fault], wire or CHAT, url, request)
+            return
         if wire is not None and wire != CHAT:
+            if fault is not None:
+                raise serve_input.invalid(
+                    f"the faults {', '.join(FAULTS)} are served on chat completions only, "
+                    f"not on the {wire} wire: {fault!r}"
+                )
             self._post_wire(url, wire, headers, request)
             return
         assert chosen is not None  # a chat completions path, or refused above
-        query = {k: v[-1] for k, v in parse_qs(url.query).items()}
-        fault = chosen.fault or headers.get("x-toolcall-fault") or query.get("fault")
-        if fault is not None and fault not in FAULTS:
-            self._json(
-                400,
-                error_body("invalid_request_error", f"unknown fault {fault!r}; known: {FAULTS}"),
-            )
-            return
         if fault == "429":
             self._json(
                 429, error_body("rate_limit_exceeded", "simulated rate limit"), {"Retry-After": "1"}
@@ -232,10 +237,7 @@ class Handler(BaseHTTPRequestHandler):
             self._json(500, error_body("server_error", "simulated server error"))
             return
         if request.get("stream") is not True:
-            self._json(
-                400, error_body("invalid_request_error", "only streamed requests are served")
-            )
-            return
+            raise serve_input.invalid("only streamed requests are served")
         provider = chosen.provider or headers.get("x-toolcall-provider")
         try:
             body = self.state.catalogue.body_for(
@@ -256,8 +258,6 @@ class Handler(BaseHTTPRequestHandler):
     ) -> None:
         """Answer one POST on another wire than chat (its body already read and checked): the
         registered body or the recording streamed, or a `Refused` naming the problem."""
-        if headers.get("x-toolcall-fault"):
-            raise serve_input.invalid("faults are served on chat completions only")
         problem = wire_request_problem(wire, url, request)
         if problem is not None:
             raise serve_input.invalid(problem)
@@ -276,6 +276,27 @@ class Handler(BaseHTTPRequestHandler):
             raise serve_input.Refused(404, "not_found", str(exc)) from None
         content_type = "application/json" if framing else WIRE_PATHS[wire].content_type
         pieces = events(body, wire, framing)
+        self._stream(pieces, fault=None, delay=0.0, wire=wire, content_type=content_type)
+
+    def _post_fault(self, fault: Fault, wire: str, url: SplitResult, request: Any) -> None:
+        """Answer with a fault mode: the request's plain answer transformed on its wire,
+        streamed or, to a request with `stream: false`, whole."""
+        if wire not in fault.transforms:
+            served = ", ".join(fault.transforms)
+            raise serve_input.invalid(
+                f"the fault {fault.name!r} is not served on the {wire} wire ({fault.cannot[wire]});"
+                f" it is served on {served}"
+            )
+        problem = wire_request_problem(wire, url, request) if wire == "gemini" else None
+        if problem is not None:
+            raise serve_input.invalid(problem)
+        drawn = plain.plan(wire, request)
+        if wire != "gemini" and request.get("stream", wire == "ollama") is not True:
+            self._json(200, fault.answer(wire, drawn))
+            return
+        framing = framing_asked(wire, url)
+        pieces = render.frame(wire, fault.stream(wire, drawn), framing)
+        content_type = "application/json" if framing else WIRE_PATHS[wire].content_type
         self._stream(pieces, fault=None, delay=0.0, wire=wire, content_type=content_type)
 
     def _read_body(self) -> bytes:
@@ -363,3 +384,28 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("Connection", "close")  # http.server then closes after the reply
         self.end_headers()
         self.wfile.write(data)
+
+
+def fault_asked(
+    url: SplitResult, chosen: Route | None, headers: Mapping[str, str], request: Any
+) -> str | None:
+    """The fault a request asks for: in the path, a header, the query or the model's name (a
+    `fault:NAME` model, Gemini's in the path); refused when no mode has that name."""
+    query = {k: v[-1] for k, v in parse_qs(url.query).items()}
+    model = request.get("model") if isinstance(request, dict) else None
+    in_path = [s for s in url.path.split("/") if s.endswith(GEMINI_METHOD)]
+    if in_path:
+        model = unquote(in_path[-1]).removesuffix(GEMINI_METHOD)
+    fault = (
+        (chosen.fault if chosen else None)
+        or headers.get("x-toolcall-fault")
+        or query.get("fault")
+        or plain.fault_of_model(model)
+    )
+    if fault is not None and fault not in FAULTS and fault not in BY_NAME:
+        raise serve_input.invalid(
+            f"unknown fault {fault!r}; known: the stream faults {', '.join(BY_NAME)} (on the "
+            "wires `toolcall serve --faults` lists) and, on chat completions only, "
+            + ", ".join(FAULTS)
+        )
+    return fault
