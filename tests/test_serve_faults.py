@@ -186,7 +186,7 @@ SYMPTOMS: dict[str, Any] = {
         s.get("error") == "StreamError" or "arguments_resent" in s["diagnostics"]
     ),
     "name-repeated-every-chunk": lambda s: "name_repeated" in s["diagnostics"],
-    "length-says-tool_calls": _error("ArgumentsError", "end before the JSON is complete"),
+    "length-says-tool_calls": _error("ArgumentsError", "Unterminated string"),
     "stop-with-calls": lambda s: s["calls"] == PLAIN_CALLS and s["finish"] in ("stop", "end_turn"),
     "anthropic-input-missing-opening": _error("ArgumentsError", "not valid JSON"),
 }
@@ -286,24 +286,39 @@ def test_gemini_without_alt_sse_gets_its_json_array(server: serving.Running) -> 
     assert "tool_call_in_text" in observed("gemini", response.content)["diagnostics"]
 
 
-def test_the_plain_mode_keeps_max_tokens_and_the_fault_says_tool_calls(
-    server: serving.Running,
+#: A limit of 12 tokens, where each wire's request puts it: the plain answer takes about 25.
+LIMITS: dict[str, dict[str, Any]] = {
+    "chat": {"max_tokens": 12, "stream_options": {"include_usage": True}},
+    "responses": {"max_output_tokens": 12},
+    "anthropic": {"max_tokens": 12},
+    "gemini": {"generationConfig": {"maxOutputTokens": 12}},
+    "ollama": {"options": {"num_predict": 12}},
+}
+
+
+@pytest.mark.parametrize("wire", faults.WIRE_NAMES)
+def test_the_plain_mode_keeps_max_tokens_and_says_so(server: serving.Running, wire: str) -> None:
+    """A limit below the answer cuts it, and the finish says so: the library reports the cut
+    as a truncation (where arguments stream) or the call is not sent (where they come whole)."""
+    seen = observed(wire, fetch(server, wire, "plain", **LIMITS[wire]).content)
+    if wire in STREAMS_ARGUMENTS:
+        assert seen["error"] == "TruncatedError", seen
+    else:
+        assert seen["calls"] == [] and seen["finish"] in ("MAX_TOKENS", "length"), seen
+
+
+@pytest.mark.parametrize("wire", faults.BY_NAME["length-says-tool_calls"].transforms)
+def test_a_cut_turn_saying_tool_calls_is_no_truncation_to_the_library(
+    server: serving.Running, wire: str
 ) -> None:
-    """A limit below the answer cuts it, said by the finish; the fault says tool calls over the
-    same cut, and its usage shows the limit reached (vllm-project/vllm#58228)."""
-    sound = fetch(server, "chat", "plain", max_tokens=5, stream_options={"include_usage": True})
-    with pytest.raises(toolcall.ToolCallError):
-        toolcall.assemble(sound.content, wire="chat")
-    assert b'"finish_reason": "length"' in sound.content
-    faulty = fetch(
-        server,
-        "chat",
-        "length-says-tool_calls",
-        max_tokens=5,
-        stream_options={"include_usage": True},
-    )
-    assert b'"finish_reason": "tool_calls"' in faulty.content
-    assert b'"completion_tokens": 5' in faulty.content
+    """The same cut under a finish that says tool calls (vllm-project/vllm#58228): the library
+    cannot tell a truncation, and sees arguments that are not JSON; chat's usage shows the
+    limit reached, the one sign the report found."""
+    response = fetch(server, wire, "length-says-tool_calls", **LIMITS[wire])
+    assert observed(wire, response.content)["error"] == "ArgumentsError"
+    if wire == "chat":
+        assert b'"finish_reason": "tool_calls"' in response.content
+        assert b'"completion_tokens": 12' in response.content
 
 
 def test_serve_faults_prints_the_table() -> None:

@@ -40,8 +40,14 @@ them), since that is where their SDKs post:
 
 There the recording is the one `X-Toolcall-Scenario: wires/<wire>/<name>` names, else the first
 one the provider of a path prefix (`/<provider>/v1/responses`, a provider or `wire_only` key of
-providers.yaml) offers on that wire. Faults are served on chat completions only: a keep-alive
-comment or a cut mid-event means something else on each wire, and no recording shows one yet.
+providers.yaml) offers on that wire. The faults above are served on chat completions only: a
+keep-alive comment or a cut mid-event means something else on each wire, and no recording shows
+one yet.
+
+The stream faults of public bug reports are served on every wire they can exist on (`faults`,
+one row of data each; `toolcall serve --faults` lists them), asked for the same ways or by a
+model named `fault:NAME`. Their answer is built from the request (`plain`, written by
+`render`), not taken from a cassette, since a probe's requests match no scenario.
 
 The matrix also registers bodies of its own (a truncated variant, say) and hands the client a
 token for them (`X-Toolcall-Body`), so an HTTP client is judged on exactly the bytes the in-process
@@ -90,7 +96,9 @@ overrides of it.
 
 One module a job: `routes` (which path asks for what, `WIRE_PATHS`), `catalogue` (which body
 answers), `capture` (the requests kept), `input` (the checks on what a client sends),
-`handler` (one request answered) and `server` (the server's life and limits).
+`handler` (one request answered) and `server` (the server's life and limits); for the stream
+faults, `faults` (the table), `plain` (the sound answer to a request) and `render` (that answer
+on each wire).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from typing import Any
 
 from ..cassettes import CHAT
 from . import render
-from .plain import Plan, cut
+from .plain import Plan, cut, halfway
 from .render import Event
 
 WIRE_NAMES = (CHAT, "responses", "anthropic", "gemini", "ollama")
@@ -117,7 +117,8 @@ def _buffered(wire: str, _plan: Plan, written: list[Event]) -> list[Event]:
 
 
 def _resent_whole(wire: str, _plan: Plan, written: list[Event]) -> list[Event]:
-    """After each call's last fragment, one more with all its arguments (eliza#16973)."""
+    """After each call's last fragment, one more with all its arguments, re-serialised compact
+    as the report's consolidated copy is (`{"command": "..."}{"command":"..."}`, eliza#16973)."""
     whole: dict[Any, str] = {}
     last: dict[Any, int] = {}
     for at, key, text in _fragments(wire, written):
@@ -128,8 +129,16 @@ def _resent_whole(wire: str, _plan: Plan, written: list[Event]) -> list[Event]:
         out.append(event)
         key = next((k for k, there in last.items() if there == at), None)
         if key is not None:
-            out.append(_with_text(wire, event, whole[key]))
+            out.append(_with_text(wire, event, _compact(whole[key])))
     return out
+
+
+def _compact(arguments: str) -> str:
+    """`arguments` re-serialised without spaces, as a relay that parsed them sends them."""
+    try:
+        return json.dumps(json.loads(arguments), separators=(",", ":"))
+    except ValueError:
+        return arguments
 
 
 def _cumulative(wire: str, _plan: Plan, written: list[Event]) -> list[Event]:
@@ -143,14 +152,17 @@ def _cumulative(wire: str, _plan: Plan, written: list[Event]) -> list[Event]:
 
 
 def _opening_dropped(wire: str, _plan: Plan, written: list[Event]) -> list[Event]:
-    """The first fragment of each call loses its opening `{"` (vllm#34887)."""
+    """Each call's arguments lose their opening `{"`, so the first delta that arrives starts
+    inside the key (`'code'`, `'":'`, `' "'`, ... in vllm#34887); a fragment that held only the
+    `{"` is not sent at all."""
     seen: set[Any] = set()
-    out = list(written)
+    out: list[Event | None] = list(written)
     for at, key, text in _fragments(wire, written):
         if key not in seen:
             seen.add(key)
-            out[at] = _with_text(wire, written[at], text.removeprefix('{"'))
-    return out
+            rest = text.removeprefix('{"')
+            out[at] = _with_text(wire, written[at], rest) if rest else None
+    return [event for event in out if event is not None]
 
 
 # --- finish reasons, indexes, names ------------------------------------------------------------
@@ -180,8 +192,9 @@ _CALLS_FINISH = {CHAT: "tool_calls", "anthropic": "tool_use", "responses": "comp
 
 
 def _cut_saying_calls(wire: str, plan: Plan) -> list[Event]:
-    """Cut by the token limit (the request's, else half the answer), finish saying calls."""
-    cut_plan = plan if plan.cut else cut(plan, max(1, plan.completion_tokens // 2))
+    """Cut by the token limit (the request's, else halfway through the calls), the finish
+    saying calls (vllm#58228)."""
+    cut_plan = plan if plan.cut else cut(plan, halfway(plan))
     return _finish_says(_CALLS_FINISH[wire])(wire, cut_plan, render.events(wire, cut_plan))
 
 
@@ -271,7 +284,8 @@ FAULTS: tuple[Fault, ...] = (
     Fault(
         "zero-arg-call-dropped",
         ("vllm-project/vllm#44326",),
-        "a call without arguments is left out while the finish still says tool calls",
+        "a call without arguments is left out while the finish still says tool calls (the "
+        "request must offer a tool without arguments)",
         _on((CHAT, "anthropic"), _zero_argument_dropped),
         {
             "responses": "it has no finish reason that names calls: the response lists its output",
@@ -322,7 +336,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault(
         "length-says-tool_calls",
         ("vllm-project/vllm#58228",),
-        "the last call cut by max_tokens (the request's, else half the answer), the finish "
+        "a call cut by max_tokens (the request's, else halfway through the calls), the finish "
         "saying tool calls; usage shows the limit reached",
         _on((CHAT, "responses", "anthropic"), _cut_saying_calls),
         dict.fromkeys(

@@ -8,8 +8,8 @@ a sound server of each wire streams it (`events`), or answered whole (`answer`) 
 with `stream: false`. A faulty stream is a transform of these events (`faults`).
 
 The plain answer keeps `max_tokens` as a sound server does: when the request's limit is below
-what the answer takes (`tokens`, four characters a token), the last call's arguments are cut in
-half and the finish says so (`length`, `max_tokens`, `incomplete`, `MAX_TOKENS`); on Gemini and
+what the answer takes (`tokens`, four characters a token), the call that passes it is cut there
+and the finish says so (`length`, `max_tokens`, `incomplete`, `MAX_TOKENS`); on Gemini and
 Ollama, whose arguments arrive as one object, the cut call is left out instead.
 """
 
@@ -113,10 +113,26 @@ def tokens(drawn: Plan) -> int:
 
 
 def cut(drawn: Plan, limit: int) -> Plan:
-    """`drawn` stopped by a limit of `limit` tokens: the last call's arguments cut in half."""
-    last = drawn.calls[-1]
-    half = replace(last, arguments=last.arguments[: max(1, len(last.arguments) // 2)])
-    return replace(drawn, calls=(*drawn.calls[:-1], half), cut=True, completion_tokens=limit)
+    """`drawn` stopped where a limit of `limit` tokens stops it: the call that passes it cut
+    there (one character at least), the calls after it never begun."""
+    budget = limit * 4 - len(drawn.text)
+    kept: list[Call] = []
+    for call in drawn.calls:
+        size = len(call.name) + len(call.arguments)
+        if size < budget:
+            kept.append(call)
+            budget -= size
+            continue
+        room = min(len(call.arguments) - 1, max(1, budget - len(call.name)))
+        kept.append(replace(call, arguments=call.arguments[: max(1, room)]))
+        break
+    return replace(drawn, calls=tuple(kept), cut=True, completion_tokens=limit)
+
+
+def halfway(drawn: Plan) -> int:
+    """A limit that stops `drawn` halfway through its calls' characters."""
+    calls = sum(len(c.name) + len(c.arguments) for c in drawn.calls)
+    return max(1, math.ceil((len(drawn.text) + calls / 2) / 4))
 
 
 def _tools(wire: str, request: Mapping[str, Any]) -> list[dict[str, Any]]:
