@@ -194,19 +194,40 @@ class Handler(BaseHTTPRequestHandler):
     def _post(self) -> None:
         url = urlsplit(self.path)
         wire = wire_of(url.path)
-        chosen = None
-        if wire in (None, CHAT):
-            try:
-                chosen = route(url.path)
-            except BadRoute as exc:
-                raise serve_input.Refused(404, "not_found", str(exc)) from None
-            if chosen is None:
-                raise serve_input.Refused(
-                    404, "not_found", "only POST …/chat/completions and the wires' paths are served"
+        chosen = self._chat_route(url.path) if wire in (None, CHAT) else None
+        headers = masked(dict(self.headers.items()))
+        request = self._read_request(headers)
+        fault = fault_asked(url, chosen, headers, request)
+        if fault in BY_NAME:
+            self._post_fault(BY_NAME[fault], wire or CHAT, url, request)
+        elif wire is not None and wire != CHAT:
+            if fault is not None:
+                raise serve_input.invalid(
+                    f"the faults {', '.join(FAULTS)} are served on chat completions only, "
+                    f"not on the {wire} wire: {fault!r}"
                 )
+            self._post_wire(url, wire, headers, request)
+        else:
+            assert chosen is not None  # a chat completions path, or refused by _chat_route
+            self._post_chat(chosen, fault, headers, request)
+
+    @staticmethod
+    def _chat_route(path: str) -> Route:
+        """What a chat completions path chooses; a `Refused` 404 for any other path."""
+        try:
+            chosen = route(path)
+        except BadRoute as exc:
+            raise serve_input.Refused(404, "not_found", str(exc)) from None
+        if chosen is None:
+            raise serve_input.Refused(
+                404, "not_found", "only POST …/chat/completions and the wires' paths are served"
+            )
+        return chosen
+
+    def _read_request(self, headers: dict[str, str]) -> dict[str, Any]:
+        """The body read within the limits, captured, and checked to be a JSON object."""
         raw = self._read_body()
         self._hold(serve_input.read_cost(raw))
-        headers = masked(dict(self.headers.items()))
         try:
             request = serve_input.request_object(raw)
         except serve_input.Refused:
@@ -215,19 +236,12 @@ class Handler(BaseHTTPRequestHandler):
             self._capture(headers, raw, parsed_or_none(raw) if small else None)
             raise
         self._capture(headers, raw, request if raw else None)
-        fault = fault_asked(url, chosen, headers, request)
-        if fault in BY_NAME:
-            self._post_fault(BY_NAME[fault], wire or CHAT, url, request)
-            return
-        if wire is not None and wire != CHAT:
-            if fault is not None:
-                raise serve_input.invalid(
-                    f"the faults {', '.join(FAULTS)} are served on chat completions only, "
-                    f"not on the {wire} wire: {fault!r}"
-                )
-            self._post_wire(url, wire, headers, request)
-            return
-        assert chosen is not None  # a chat completions path, or refused above
+        return request
+
+    def _post_chat(
+        self, chosen: Route, fault: str | None, headers: Mapping[str, str], request: Any
+    ) -> None:
+        """Answer a chat completions POST from the cassettes, with a transport fault if asked."""
         if fault == "429":
             self._json(
                 429, error_body("rate_limit_exceeded", "simulated rate limit"), {"Retry-After": "1"}
