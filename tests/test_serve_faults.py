@@ -358,3 +358,25 @@ def test_the_manuals_fault_example_runs_as_printed(server: serving.Running) -> N
     turn = toolcall.assemble(done.stdout, wire="chat")
     assert [c.function.name for c in turn.tool_calls] == ["get_weather"]
     assert [d.code for d in turn.diagnostics] == ["stop_with_tool_calls"]
+
+
+def test_the_manuals_table_of_modes_is_the_servers() -> None:
+    """docs/HARNESS.md lists each mode with its wires as the table in `faults` has them."""
+    manual = (ROOT / "docs" / "HARNESS.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `([a-z0-9_-]+)` \|.*\| ([a-z, ]+|all five) \|$", manual, re.MULTILINE)
+    listed = {name: wires for name, wires in rows if name in faults.BY_NAME}
+    assert set(listed) == set(faults.BY_NAME)
+    for name, wires in listed.items():
+        served = tuple(faults.BY_NAME[name].transforms)
+        assert (wires == "all five") == (served == faults.WIRE_NAMES), name
+        if wires != "all five":
+            assert tuple(w.strip() for w in wires.split(",")) == served, name
+
+
+@pytest.mark.parametrize("wire", ["responses", "anthropic", "gemini", "ollama"])
+def test_a_header_asks_for_a_fault_on_every_wire(server: serving.Running, wire: str) -> None:
+    path, body = request(wire, "plain")
+    response = HTTP.post(
+        server.base_url + path, json=body, headers={"X-Toolcall-Fault": "markup-in-content"}
+    )
+    assert "tool_call_in_text" in observed(wire, response.content)["diagnostics"]
