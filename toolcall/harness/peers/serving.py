@@ -4,7 +4,7 @@ A client is judged on exactly the bytes every other implementation is handed, so
 registers the stream's body with one simulator (`harness.serving`, started once per process
 on 127.0.0.1) for the length of one assembly, under a one-off token the client sends as the
 `X-Toolcall-Body` header. The simulator answers it at that wire's own path only
-(`serving.WIRE_PATHS`, the one table of them) and anything else with a 404 naming the
+(`wires.WIRE_PATHS`, the one table of them) and anything else with a 404 naming the
 path, so a client that calls the wrong endpoint is seen to. A stream that says where it is
 served already (through a gateway) is fetched from there.
 """
@@ -16,8 +16,8 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from ..serving.routes import WIRE_PATHS
 from ..serving.server import Running, start, stop
+from ..wires import WIRE_PATHS
 from . import Served, Stream
 
 BODY_HEADER = "X-Toolcall-Body"

@@ -18,8 +18,8 @@ from .. import cassettes, recordings
 from ..cassettes import CHAT, WIRES
 from ..profiles import Suite
 from ..recordings import Recording
+from ..wires import WIRE_PATHS
 from .capture import Captures, Received
-from .routes import WIRE_PATHS
 
 
 class NoCassette(LookupError):

@@ -19,11 +19,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..cassettes import CHAT
+from ..wires import NAMES
 from . import render
 from .plain import Plan, cut, halfway
 from .render import Event
 
-WIRE_NAMES = (CHAT, "responses", "anthropic", "gemini", "ollama")
+#: Every wire, chat completions first (the harness's wire table).
+WIRE_NAMES = NAMES
 #: A transform: the plain plan of a request on a wire in, the events of the faulty stream out.
 Transform = Callable[[str, Plan], list[Event]]
 

@@ -21,7 +21,7 @@ from typing import Any, Protocol, cast
 from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
 
 from ..cassettes import CHAT
-from ..streams import events
+from ..wires import WIRE_PATHS, flushes
 from . import input as serve_input
 from . import plain, render
 from .capture import CAPTURE_PATH, CAPTURED_BODY_BYTES, masked, parsed_or_none, received
@@ -30,7 +30,6 @@ from .faults import BY_NAME, Fault
 from .input import error_body
 from .routes import (
     FAULTS,
-    WIRE_PATHS,
     BadRoute,
     Route,
     framing_asked,
@@ -265,7 +264,7 @@ class Handler(BaseHTTPRequestHandler):
             return
         default_ms = DEFAULT_DRIP_MS if fault == "drip" else 0
         delay = serve_input.delay_seconds(headers.get("x-toolcall-delay-ms"), default_ms)
-        self._stream(events(body), fault=fault, delay=delay)
+        self._stream(flushes(CHAT, body), fault=fault, delay=delay)
 
     def _post_wire(
         self, url: SplitResult, wire: str, headers: Mapping[str, str], request: Any
@@ -289,7 +288,7 @@ class Handler(BaseHTTPRequestHandler):
         except NoCassette as exc:
             raise serve_input.Refused(404, "not_found", str(exc)) from None
         content_type = "application/json" if framing else WIRE_PATHS[wire].content_type
-        pieces = events(body, wire, framing)
+        pieces = flushes(wire, body, framing)
         self._stream(pieces, fault=None, delay=0.0, wire=wire, content_type=content_type)
 
     def _post_fault(self, fault: Fault, wire: str, url: SplitResult, request: Any) -> None:

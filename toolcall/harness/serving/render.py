@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..cassettes import CHAT
-from ..recordings import JSON_ARRAY
+from ..wires import JSON_ARRAY, WIRES
 from .plain import Plan
 
 Event = dict[str, Any]
@@ -35,7 +35,7 @@ def frame(wire: str, written: list[Event], framing: str = "") -> list[bytes]:
         return [json.dumps(e).encode() + b"\n" for e in written]
     if framing == JSON_ARRAY:
         return [text.encode() for text in _array_pieces([json.dumps(e) for e in written])]
-    named = wire in ("responses", "anthropic")
+    named = WIRES[wire].named_events
     pieces = [
         (f"event: {e['type']}\n" if named else "").encode() + b"data: " + json.dumps(e).encode()
         for e in written

@@ -13,37 +13,13 @@ from urllib.parse import SplitResult, parse_qs, unquote
 
 from .. import recordings
 from ..cassettes import CHAT
+from ..wires import WIRE_PATHS  # the one table of wires (paths among their facts)
 
 #: The transport faults a chat completions request may ask for (the package docstring says each).
 FAULTS = ("cut", "429", "500", "drip", "keepalive")
 FAULT_SEGMENT = "fault"
 
 
-@dataclass(frozen=True)
-class WirePath:
-    """Where one wire is served: the API root a client's base URL ends with, the segments a
-    request path ends with (`*` stands for a model name), and what the answer's body is."""
-
-    root: str
-    ending: tuple[str, ...]
-    content_type: str = "text/event-stream"
-
-    def matches(self, segments: list[str]) -> bool:
-        tail = segments[-len(self.ending) :]
-        return len(tail) == len(self.ending) and all(
-            want == got or (want.startswith("*") and got.endswith(want[1:]))
-            for want, got in zip(self.ending, tail, strict=True)
-        )
-
-
-#: The one table of wire paths: every wire's request path, checked in this order.
-WIRE_PATHS: dict[str, WirePath] = {
-    CHAT: WirePath("/v1", ("chat", "completions")),
-    "responses": WirePath("/v1", ("responses",)),
-    "anthropic": WirePath("/v1", ("v1", "messages")),
-    "gemini": WirePath("/v1beta", ("models", "*:streamGenerateContent")),
-    "ollama": WirePath("", ("api", "chat"), "application/x-ndjson"),
-}
 #: First segments that are an API root, not a provider's name.
 _API_ROOTS = ("v1", "v1beta", "api", "responses")
 
