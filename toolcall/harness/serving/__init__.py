@@ -28,7 +28,7 @@ so one server covers the failure paths of a client too:
 - `drip`: a pause before every event (`X-Toolcall-Delay-Ms`, default 50 ms with `drip`);
 - `keepalive`: a `: keep-alive` comment before every event.
 
-The other wires are answered at the path their provider serves (`WIRE_PATHS`, the one table of
+The other wires are answered at the path their provider serves (`wires.WIRE_PATHS`, the one table of
 them), since that is where their SDKs post:
 
 - `POST /v1/responses` (or `/responses`, as DeepSeek's base URL puts it): the Responses API;
@@ -94,7 +94,7 @@ would need a selector loop of our own. Everything here is the standard library's
 a test tool must not need more than the suite it serves, and these limits fit in a few
 overrides of it.
 
-One module a job: `routes` (which path asks for what, `WIRE_PATHS`), `catalogue` (which body
+One module a job: `routes` (which path asks for what), `catalogue` (which body
 answers), `capture` (the requests kept), `input` (the checks on what a client sends),
 `handler` (one request answered) and `server` (the server's life and limits); for the stream
 faults, `faults` (the table), `plain` (the sound answer to a request) and `render` (that answer
