@@ -380,3 +380,13 @@ def test_a_header_asks_for_a_fault_on_every_wire(server: serving.Running, wire: 
         server.base_url + path, json=body, headers={"X-Toolcall-Fault": "markup-in-content"}
     )
     assert "tool_call_in_text" in observed(wire, response.content)["diagnostics"]
+
+
+def test_gemini_reads_the_fault_from_its_model_in_the_path_even_encoded(
+    server: serving.Running,
+) -> None:
+    """Gemini's SDK puts the model in the path and may encode its colon."""
+    _path, body = request("gemini", "plain")
+    path = "/v1beta/models/fault%3Amarkup-in-content:streamGenerateContent?alt=sse"
+    response = HTTP.post(server.base_url + path, json=body)
+    assert "tool_call_in_text" in observed("gemini", response.content)["diagnostics"]
