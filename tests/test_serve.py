@@ -243,7 +243,8 @@ def test_the_readme_curl_example_works(server: serving.Running) -> None:
     if shutil.which("curl") is None:
         pytest.skip("curl is not installed")
     manual = (ROOT / "docs" / "HARNESS.md").read_text(encoding="utf-8")
-    block = re.search(r"toolcall serve --port 8765 &\n(curl .+?)\n```", manual, re.DOTALL)
+    # The serve section's example: the one whose only command after serve is a curl.
+    block = re.search(r"toolcall serve --port 8765 &\n(curl [^\n]+\n[^\n.]+?)\n```", manual)
     assert block is not None, "docs/HARNESS.md's serve example moved"
     command = block.group(1).replace("\\\n", " ").replace("127.0.0.1:8765", server.base_url[7:])
     done = subprocess.run(shlex.split(command), capture_output=True, timeout=30, check=False)
