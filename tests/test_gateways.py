@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.gateway_relay import Rewrites, relaying
-from toolcall.harness import recordings, serve
+from toolcall.harness import recordings, serving
 from toolcall.harness.gateways import process, report
 from toolcall.harness.gateways.known import ByURL
 from toolcall.harness.gateways.run import GatewayRun, cases, run_gateway
@@ -32,7 +32,7 @@ SUITE = load_suite(ROOT)
 def through(rewrites: Rewrites, home: Path, *, bound: float = 3.0) -> GatewayRun:
     """A run of every glm case through the relay, its log under `home` (never the checkout)."""
     todo = cases(SUITE, provider="glm")
-    with serve.serving(SUITE) as served, relaying(served.base_url, rewrites) as url:
+    with serving.serving(SUITE) as served, relaying(served.base_url, rewrites) as url:
         return run_gateway(ByURL(url, "relay"), served, todo, home, say=lambda _: None, bound=bound)
 
 
@@ -98,7 +98,7 @@ def test_a_gateway_that_cannot_start_is_unavailable_with_the_reason(tmp_path: Pa
 
             return Launch(("sh", "-c", "echo config missing; exit 4"), port)
 
-    with serve.serving(SUITE) as served:
+    with serving.serving(SUITE) as served:
         run = run_gateway(Broken("http://127.0.0.1:9", "broken"), served, [], tmp_path)
     assert run.unavailable is not None and "config missing" in run.unavailable
     assert "unavailable: did not start" in report.text(report.document([run]))
@@ -228,7 +228,7 @@ def test_an_http_client_that_merges_calls_through_the_gateway_is_a_client_findin
         pytest.skip("the openai SDK is not installed")
     todo = [c for c in cases(SUITE, provider="gemini") if c.target == "parallel_calls"]
     with (
-        serve.serving(SUITE) as served,
+        serving.serving(SUITE) as served,
         relaying(served.base_url, Rewrites(insert_index=True)) as url,
     ):
         run = run_gateway(

@@ -21,6 +21,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--verbose", action="store_true", help="log every request")
     parser.add_argument(
+        "--faults",
+        action="store_true",
+        help="print the stream faults a request can ask for (X-Toolcall-Fault or a model "
+        "named fault:NAME), each with its wires and the report it reproduces, and exit",
+    )
+    parser.add_argument(
         "--allow-host",
         action="append",
         default=[],
@@ -31,10 +37,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(suite: Suite, args: argparse.Namespace) -> int:
     """Serve until interrupted, after saying where and how to reach each provider."""
-    from .. import serve
+    from .. import serving
+    from ..serving import faults
 
+    if args.faults:
+        print(faults.table())
+        return 0
     try:
-        running = serve.start(
+        running = serving.start(
             suite,
             host=args.host,
             port=args.port,
@@ -49,7 +59,7 @@ def run(suite: Suite, args: argparse.Namespace) -> int:
         print(f"  {key:<9} base URL {running.url(key)}")
     print(
         "  pick a cassette by sending a scenario's request (scenarios.yaml) or with "
-        "X-Toolcall-Scenario; faults with X-Toolcall-Fault: " + ", ".join(serve.FAULTS)
+        "X-Toolcall-Scenario; faults with X-Toolcall-Fault: " + ", ".join(serving.FAULTS)
     )
     print(
         "  other wires: POST /v1/responses, /v1/messages, "
@@ -57,12 +67,16 @@ def run(suite: Suite, args: argparse.Namespace) -> int:
         "/api/chat, the recording named by "
         "X-Toolcall-Scenario: wires/<wire>/<name> or a /<provider>/ prefix"
     )
+    print(
+        "  stream faults on every wire: X-Toolcall-Fault or the model fault:NAME "
+        "(toolcall serve --faults lists them)"
+    )
     try:
         running.thread.join()
     except KeyboardInterrupt:
         print("stopped")
     finally:
-        serve.stop(running)
+        serving.stop(running)
     return 0
 
 

@@ -23,7 +23,7 @@ from importlib.metadata import version as installed_version
 from pathlib import Path
 from typing import Any
 
-from .. import serve
+from .. import serving
 from ..commands.common import add_filters
 from ..profiles import Suite
 from . import clients, process, report
@@ -99,7 +99,7 @@ def check(
     by default), stop everything started."""
     todo = cases(suite, provider=provider, scenario=scenario)
     runner = runner or Clients()
-    with process.terminating(), serve.serving(suite, port=serve_port) as running:
+    with process.terminating(), serving.serving(suite, port=serve_port) as running:
         say(f"toolcall serve on {running.base_url}: {len(todo)} streams per gateway")
         try:
             return [
