@@ -240,3 +240,33 @@ def test_an_http_client_that_merges_calls_through_the_gateway_is_a_client_findin
     (difference,) = result.client_failures
     assert difference.kind == "made silently wrong" and difference.direct.raised is not None
     assert "get_weatherget_weather" in difference.through.describe()
+
+
+@pytest.mark.parametrize("command", ["serve", "gateways"])
+def test_a_serve_port_in_use_is_one_line_not_a_traceback(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both commands that start `toolcall serve` say a port in use in one line, with the way
+    out, and exit without a traceback (`gateways` before it installs or starts anything)."""
+    from toolcall.harness.cli import main
+
+    with serving.serving(None) as taken:
+        port = str(taken.server.server_address[1])
+        argv = (
+            ["serve", "--port", port]
+            if command == "serve"
+            else [
+                "gateways",
+                "--gateway-url",
+                "http://127.0.0.1:9",
+                "--serve-port",
+                port,
+                "--no-clients",
+            ]
+        )
+        code = main(argv)
+    said = capsys.readouterr()
+    out = said.out + said.err
+    assert code in (1, 2)
+    assert f"127.0.0.1:{port} is already in use" in out, out
+    assert "Traceback" not in out

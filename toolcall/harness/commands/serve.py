@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import errno
 import sys
 
 from ..profiles import Suite
+from .common import cannot_listen
 
 HELP = "a local OpenAI-compatible server answering from the cassettes"
 WRITES = False
@@ -52,7 +52,7 @@ def run(suite: Suite, args: argparse.Namespace) -> int:
             allowed_hosts=args.allow_host,
         )
     except OSError as exc:
-        print(f"toolcall serve: {_cannot_listen(args.host, args.port, exc)}", file=sys.stderr)
+        print(f"toolcall serve: {cannot_listen(args.host, args.port, exc)}", file=sys.stderr)
         return 1
     print(f"toolcall serve: {running.base_url}  (Ctrl-C to stop)")
     for key in suite.providers:
@@ -78,14 +78,3 @@ def run(suite: Suite, args: argparse.Namespace) -> int:
     finally:
         serving.stop(running)
     return 0
-
-
-def _cannot_listen(host: str, port: int, exc: OSError) -> str:
-    """Why the server could not start, and what to change."""
-    where = f"{host}:{port}"
-    if exc.errno == errno.EADDRINUSE:
-        return (
-            f"{where} is already in use; stop what listens there, or "
-            "choose another port with --port (0 picks a free one)"
-        )
-    return f"cannot listen on {where}: {exc.strerror or exc}; check --host and --port"

@@ -107,7 +107,7 @@ from ..wires import WIRE_PATHS, WirePath
 from .capture import CAPTURE_PATH, CAPTURED, CAPTURED_BODY_BYTES, CAPTURED_DEPTH, Received
 from .catalogue import Catalogue, NoCassette
 from .routes import FAULT_SEGMENT, FAULTS, BadRoute, Route, route
-from .server import Running, serving, start, stop
+from .server import CannotListen, Running, serving, start, stop
 
 __all__ = [
     "CAPTURED",
@@ -118,6 +118,7 @@ __all__ = [
     "FAULT_SEGMENT",
     "WIRE_PATHS",
     "BadRoute",
+    "CannotListen",
     "Catalogue",
     "NoCassette",
     "Received",

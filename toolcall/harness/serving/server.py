@@ -131,6 +131,17 @@ class Running:
         return f"{self.base_url}/{'/'.join(quote(part, safe='/') for part in chosen)}/v1"
 
 
+class CannotListen(OSError):
+    """The server could not bind its address: a port in use, a host not of this machine. An
+    `OSError` with the bind's own `errno`, and the address, so every command that starts the
+    server (`serve`, `gateways`) says it in one line instead of a traceback."""
+
+    def __init__(self, host: str, port: int, cause: OSError) -> None:
+        super().__init__(cause.errno, cause.strerror)
+        self.host = host
+        self.port = port
+
+
 def start(
     suite: Suite | None,
     *,
@@ -144,17 +155,20 @@ def start(
     """Serve in a background thread (port 0: any free port); stop with `stop(running)`.
 
     The server answers requests whose `Host` is a loopback name, `host`, or one of
-    `allowed_hosts`. Binding fails with `OSError` (a port in use: `errno.EADDRINUSE`).
+    `allowed_hosts`. Binding fails with `CannotListen` (a port in use: `errno.EADDRINUSE`).
     """
     names = serve_input.LOOPBACK_NAMES | {host.lower(), *(n.lower() for n in allowed_hosts)}
-    server = Server(
-        (host, port),
-        Catalogue(suite),
-        verbose=verbose,
-        allowed_hosts=frozenset(names),
-        idle_timeout=idle_timeout,
-        max_handlers=max_handlers,
-    )
+    try:
+        server = Server(
+            (host, port),
+            Catalogue(suite),
+            verbose=verbose,
+            allowed_hosts=frozenset(names),
+            idle_timeout=idle_timeout,
+            max_handlers=max_handlers,
+        )
+    except OSError as exc:
+        raise CannotListen(host, port, exc) from None
     return Running(server, background.start(server, name="toolcall-serve"))
 
 
