@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from toolcall.harness import serve
+from toolcall.harness import serving
 from toolcall.harness.cli import main
 from toolcall.harness.gateways import process
 from toolcall.harness.gateways.known import LiteLLM, child_environment
@@ -50,7 +50,7 @@ def captured(tmp_path: Path, case: Case) -> tuple[Path, Path]:
     LiteLLM, started for this one stream), each written as the body a user captures."""
     gateway = LiteLLM()
     home = litellm_home(gateway, tmp_path)
-    with serve.serving(SUITE) as served:
+    with serving.serving(SUITE) as served:
         port = process.free_port()
         launch = gateway.launch(home, port, served.base_url, [case.route])
         assert launch.command is not None
