@@ -107,3 +107,18 @@ def test_a_read_is_a_tuple_the_caller_cannot_change() -> None:
     read = builder.diagnostics
     assert isinstance(read, tuple) and read
     assert builder.diagnostics is read  # nothing new: the same tuple, not a copy
+
+
+def test_an_unsound_turn_gives_its_diagnostics_with_the_error() -> None:
+    """A finish for calls with the call left as markup in the text (vllm-project/vllm#44326):
+    `finish()` raises `UnsoundTurnError` carrying the turn, whose diagnostics the builder then
+    gives too, though they were told only at the end."""
+    items = wire_bodies.events("chat", [], text="<tool_call>get_current_time</tool_call>")
+    items[-2]["choices"][0]["finish_reason"] = "tool_calls"
+    builder = toolcall.TurnBuilder()
+    builder.feed(wire_bodies.frame("chat", items))
+    assert not builder.diagnostics
+    with pytest.raises(toolcall.UnsoundTurnError) as info:
+        builder.finish()
+    assert builder.diagnostics == info.value.turn.diagnostics
+    assert [d.code for d in info.value.turn.diagnostics] == ["tool_call_in_text"]
