@@ -64,13 +64,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(suite: Suite, args: argparse.Namespace) -> int:
     """Write the cassette; the expectation beside it is left to a person, on purpose."""
     suite.route(args.route)  # an unknown route is a ProfileError naming the known ones
+    try:
+        body = args.file.read_bytes()
+    except OSError as exc:
+        print(f"toolcall: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return 2
     if args.wire != CHAT:
-        return _publish_wire(suite, args)
+        return _publish_wire(suite, args, body)
     if args.provider not in suite.providers:
         print(f"toolcall: unknown provider {args.provider!r}", file=sys.stderr)
         return 2
     cassette = recordings.build_cassette(
-        args.file.read_bytes(), provenance(args), jsonl=args.jsonl, blank=args.blank_line
+        body, provenance(args), jsonl=args.jsonl, blank=args.blank_line
     )
     stem = args.file.name.rsplit(".", 1)[0]
     path = recordings.write(suite.cassettes, args.provider, stem, cassette)
@@ -105,7 +110,7 @@ def provenance(args: argparse.Namespace) -> dict[str, object]:
     return found
 
 
-def _publish_wire(suite: Suite, args: argparse.Namespace) -> int:
+def _publish_wire(suite: Suite, args: argparse.Namespace, body: bytes) -> int:
     """Keep another wire's recording verbatim, beside the `.source.json` saying where it came
     from; the expectation, and its name in providers.yaml's wire offer, are left to a person."""
     if args.blank_line or args.from_jsonl:
@@ -113,7 +118,8 @@ def _publish_wire(suite: Suite, args: argparse.Namespace) -> int:
         return 2
     # The names a recording's provenance may give on the wire (`recorded_as`: Google's APIs
     # are recorded as `google-gemini-api`, Ollama's cloud as `ollama-cloud`).
-    named = sorted({n for o in suite.wire_offers if o.wire == args.wire for n in o.recorded_as})
+    offers = [o for o in suite.wire_offers if o.wire == args.wire]
+    named = sorted({n for o in offers for n in o.recorded_as})
     if args.provider not in named:
         print(
             f"toolcall: no provider offers the {args.wire} wire as {args.provider!r} in "
@@ -121,15 +127,8 @@ def _publish_wire(suite: Suite, args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    body = args.file.read_bytes()
+    # As the library tells it, among the wire's own framings; `--jsonl`: one event's JSON a line.
     framing = "jsonl" if args.jsonl else wires.framing_of(args.wire, body)
-    if framing != "jsonl" and framing not in wires.wire(args.wire).framings:
-        print(
-            f"toolcall: {args.file} reads as {framing}, in which the {args.wire} wire is not "
-            "sent; --jsonl if it holds one event's JSON per line",
-            file=sys.stderr,
-        )
-        return 2
     kept = {"repository": args.repository, "path": args.path, "commit": args.commit}
     kept |= {"license": args.license, "sha256": recordings.sha256(body)}
     source: dict[str, object] = {
@@ -153,9 +152,11 @@ def _publish_wire(suite: Suite, args: argparse.Namespace) -> int:
     body_path, source_path = recordings.write_wire(suite.cassettes, args.wire, stem, body, source)
     expected = source_path.with_name(stem + recordings.EXPECTED_SUFFIX)
     print(f"wrote {body_path.relative_to(suite.root)} and {source_path.relative_to(suite.root)}")
+    rows = [
+        f"{o.provider}.wires.{o.wire}.recordings" for o in offers if args.provider in o.recorded_as
+    ]
     print(
         f"now write {expected.relative_to(suite.root)} by hand from the bytes, and name "
-        f"{stem!r} under providers.yaml's {args.provider}.wires.{args.wire}.recordings; "
-        "refused without them"
+        f"{stem!r} under providers.yaml's {' or '.join(rows)}; refused without them"
     )
     return 0
