@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from toolcall.harness import fingerprint, structure, walk, wires
-from toolcall.harness.case import expected_from_file
 from toolcall.harness.peers import Assembled, Call
+from toolcall.harness.suite.case import expected_from_file
 from toolcall.harness.verdict import judge
 
 

@@ -16,7 +16,7 @@ import pytest
 from toolcall.harness import matrix, matrix_docs
 from toolcall.harness.matrix import Matrix, Result
 from toolcall.harness.peers.external import LINE_READER_LIMIT, MAX_MESSAGE
-from toolcall.harness.profiles import load_suite
+from toolcall.harness.suite.profiles import load_suite
 from toolcall.harness.verdict import PASS, Verdict
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -18,8 +18,6 @@ import pytest
 
 import toolcall
 from toolcall.harness import matrix, matrix_report, streams, walk
-from toolcall.harness.case import CUT, WIRE_RECORDING, Filters, cases
-from toolcall.harness.cassettes import cassette_path, load, response_body
 from toolcall.harness.cli import main
 from toolcall.harness.peers import CHAT, Assembled, Call, Implementation, Stream, reads
 from toolcall.harness.peers.external import (
@@ -32,8 +30,10 @@ from toolcall.harness.peers.external import (
 )
 from toolcall.harness.peers.installed import require
 from toolcall.harness.peers.reference import Reference, sse_body
-from toolcall.harness.profiles import load_suite
-from toolcall.harness.recordings import JSON_ARRAY
+from toolcall.harness.suite.case import CUT, WIRE_RECORDING, Filters, cases
+from toolcall.harness.suite.cassettes import cassette_path, load, response_body
+from toolcall.harness.suite.profiles import load_suite
+from toolcall.harness.suite.recordings import JSON_ARRAY
 from toolcall.harness.verdict import PASS, Expected, judge
 
 ROOT = Path(__file__).resolve().parents[1]

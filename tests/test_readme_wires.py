@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 
 from toolcall.harness import background
-from toolcall.harness.cassettes import CHAT
-from toolcall.harness.recordings import discover
+from toolcall.harness.suite.cassettes import CHAT
+from toolcall.harness.suite.recordings import discover
 from toolcall.harness.wires import WIRE_PATHS
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -17,10 +17,11 @@ import pytest
 import yaml
 
 from tests import stream_edit
-from toolcall.harness import accept, background, cassettes, cli, secrets
+from toolcall.harness import accept, background, cli, secrets
 from toolcall.harness.checks import check_cell
-from toolcall.harness.profiles import load_suite
 from toolcall.harness.record import RecordError, RecordOptions, model_problem, record_cell
+from toolcall.harness.suite import cassettes
+from toolcall.harness.suite.profiles import load_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 

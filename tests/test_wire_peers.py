@@ -16,8 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from toolcall.harness import matrix, recordings
-from toolcall.harness.case import WIRE_RECORDING, Case, Filters, cases
+from toolcall.harness import matrix
 from toolcall.harness.peers import (
     CHAT,
     Assembled,
@@ -28,8 +27,10 @@ from toolcall.harness.peers import (
     reads,
 )
 from toolcall.harness.peers.reference import Reference
-from toolcall.harness.profiles import load_suite
-from toolcall.harness.recordings import JSON_ARRAY
+from toolcall.harness.suite import recordings
+from toolcall.harness.suite.case import WIRE_RECORDING, Case, Filters, cases
+from toolcall.harness.suite.profiles import load_suite
+from toolcall.harness.suite.recordings import JSON_ARRAY
 from toolcall.harness.verdict import PASS, judge
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -17,9 +17,10 @@ import pytest
 import toolcall
 from tests import wire_bodies
 from toolcall import _wires as library
-from toolcall.harness import peers, recordings, streams, wires
-from toolcall.harness.cassettes import CHAT
+from toolcall.harness import peers, streams, wires
 from toolcall.harness.serving import routes
+from toolcall.harness.suite import recordings
+from toolcall.harness.suite.cassettes import CHAT
 from toolcall.harness.synthesize import copies
 
 ROOT = Path(__file__).parents[1]

@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from . import fingerprint, roundtrip
-from .profiles import Provider, Route, Suite
 from .record import Recorded
+from .suite.profiles import Provider, Route, Suite
 
 RECORDED = "recorded"
 
@@ -106,7 +106,7 @@ def _majority(seen: dict[str, Any], current: Any) -> Any:
 def _published_views(suite: Suite, provider: Provider) -> list[fingerprint.Observed]:
     """The fingerprints of the provider's published recordings, framing blanked where the
     source could not show it (one JSON chunk per line)."""
-    from . import cassettes, recordings
+    from .suite import cassettes, recordings
 
     views = []
     for recording in recordings.discover(suite.cassettes, provider.key, wire=cassettes.CHAT):

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from . import roundtrip, scrub
-from .profiles import ProfileError, Suite
+from .suite.profiles import ProfileError, Suite
 
 _NAME = re.compile(r"[a-z][a-z0-9_]*")
 _KEY_ENV = re.compile(r"[A-Z][A-Z0-9_]*")

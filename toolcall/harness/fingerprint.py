@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import walk
-from .profiles import format_schema
+from .suite.profiles import format_schema
 
 CANNOT_TELL = "cannot tell"
 

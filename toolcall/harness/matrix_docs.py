@@ -27,7 +27,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import conformance_report, matrix
-from .case import Filters, cases
 from .checks.outcome import Outcome
 from .commands.conformance import outcomes_of
 from .peers.external import (
@@ -37,7 +36,8 @@ from .peers.external import (
     assemble_message,
     encoded,
 )
-from .profiles import Suite, load_suite
+from .suite.case import Filters, cases
+from .suite.profiles import Suite, load_suite
 from .wires import NAMES as WIRES
 
 #: The example programs, by the column name the docs give them, with the tool each needs.

@@ -14,13 +14,14 @@ from typing import Any
 
 import pytest
 
-from . import conformance_report, recordings
-from .case import Case, CaseError, Filters, cases, check
+from . import conformance_report
 from .checks import Outcome
-from .locate import suite_root
 from .peers import CHAT
 from .peers.external import Crashed, read_document
-from .profiles import ProfileError, Suite, load_suite
+from .suite import recordings
+from .suite.case import Case, CaseError, Filters, cases, check
+from .suite.locate import suite_root
+from .suite.profiles import ProfileError, Suite, load_suite
 from .verdict import judge
 
 _SUITE = pytest.StashKey[Suite]()

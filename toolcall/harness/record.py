@@ -40,10 +40,11 @@ import httpx
 
 import toolcall
 
-from . import cassettes, fingerprint, scrub, secrets
+from . import fingerprint, scrub, secrets
 from .checks import check_turn
-from .profiles import DIRECT, Cell, ProfileError, Provider, Route, Suite
 from .replay import ReplayError, replay
+from .suite import cassettes
+from .suite.profiles import DIRECT, Cell, ProfileError, Provider, Route, Suite
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 #: Defaults for one cell: a real provider streams a scenario in seconds and in kilobytes.

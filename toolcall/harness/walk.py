@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import wires
-from .cassettes import CHAT
+from .suite.cassettes import CHAT
 
 Chunk = dict[str, Any]
 

@@ -26,7 +26,7 @@ from toolcall import ToolCallError
 from toolcall import _wires as library
 
 from . import cutoff
-from .cassettes import CHAT
+from .suite.cassettes import CHAT
 
 #: The framings, by the library's names.
 SSE = "sse"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..profiles import Suite
+from ..suite.profiles import Suite
 
 HELP = "append a new provider's profile to providers.yaml, ready to record"
 WRITES = True

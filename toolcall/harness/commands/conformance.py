@@ -6,9 +6,9 @@ import argparse
 from pathlib import Path
 
 from .. import conformance_report
-from ..case import Filters, cases, check
 from ..checks.outcome import Outcome
-from ..profiles import Suite
+from ..suite.case import Filters, cases, check
+from ..suite.profiles import Suite
 from .common import add_case_filters, filters_of, write_json, write_text
 
 HELP = "replay every cassette and print the matrix"

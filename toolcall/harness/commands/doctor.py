@@ -18,7 +18,7 @@ from ..doctor.capture import CaptureError
 from ..doctor.opening import open_capture
 from ..doctor.report import Options, dumps, examine
 from ..matrix import UnknownImplementation
-from ..profiles import Suite
+from ..suite.profiles import Suite
 
 HELP = (
     "examine a captured stream (body, curl -i/-v, HAR, cassette): what it is, what is wrong, "

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..matrix import COLUMN_BUDGET
 from ..peers.external import DEFAULT_TIMEOUT
-from ..profiles import Suite
+from ..suite.profiles import Suite
 from .common import add_case_filters, filters_of, write_json, write_text
 
 HELP = "run every assembler (ours and its peers) over every cassette, side by side"

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import accept
-from ..profiles import DIRECT, ProfileError, Suite
 from ..record import DEFAULT_DEADLINE, DEFAULT_MAX_BYTES, Recorded, RecordError, RecordOptions
+from ..suite.profiles import DIRECT, ProfileError, Suite
 from .common import add_filters, shown
 
 HELP = "record cassettes from the live API with your key"

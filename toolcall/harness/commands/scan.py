@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..profiles import Suite
+from ..suite.profiles import Suite
 
 HELP = "look for secrets in cassettes (fails on a hit)"
 WRITES = False

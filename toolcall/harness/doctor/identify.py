@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .. import fingerprint, wires
-from ..profiles import DIRECT, Suite
+from ..suite.profiles import DIRECT, Suite
 from .capture import Capture
 from .reading import Reading
 

@@ -21,7 +21,7 @@ from functools import cached_property
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Protocol
 
-from ..cassettes import CHAT as CHAT
+from ..suite.cassettes import CHAT as CHAT
 from ..wires import objects
 
 Chunk = Mapping[str, Any]

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..cassettes import CHAT
+from ..suite.cassettes import CHAT
 from ..wires import NAMES
 from . import render
 from .plain import Plan, cut, halfway

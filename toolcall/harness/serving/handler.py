@@ -20,7 +20,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any, Protocol, cast
 from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
 
-from ..cassettes import CHAT
+from ..suite.cassettes import CHAT
 from ..wires import WIRE_PATHS, flushes
 from . import input as serve_input
 from . import plain, render

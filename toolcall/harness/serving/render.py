@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ..cassettes import CHAT
+from ..suite.cassettes import CHAT
 from ..wires import JSON_ARRAY, WIRES
 from .plain import Plan
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import SplitResult, parse_qs, unquote
 
-from .. import recordings
-from ..cassettes import CHAT
+from ..suite import recordings
+from ..suite.cassettes import CHAT
 from ..wires import WIRE_PATHS  # the one table of wires (paths among their facts)
 
 #: The transport faults a chat completions request may ask for (the package docstring says each).

@@ -36,9 +36,8 @@ from typing import Any
 
 import toolcall
 
-from . import cassettes, recordings, streams, synthesize
-from .cassettes import CHAT
-from .checks import (
+from .. import streams, synthesize
+from ..checks import (
     Outcome,
     check_cell,
     check_cut,
@@ -47,11 +46,13 @@ from .checks import (
     conformance_document,
     route_cassettes,
 )
-from .peers import Call, Stream
+from ..peers import Call, Stream
+from ..replay import ReplayError, replay, replay_own_request
+from ..verdict import Expected
+from ..wires import NAMES as WIRES
+from . import cassettes, recordings
+from .cassettes import CHAT
 from .profiles import DIRECT, Cell, ProfileError, Provider, Suite
-from .replay import ReplayError, replay, replay_own_request
-from .verdict import Expected
-from .wires import NAMES as WIRES
 
 CELL = "cell"
 ROUTE = "route"
