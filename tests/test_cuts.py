@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 import toolcall
-from toolcall.harness import streams, wires
 from toolcall.harness.checks import check_cut
 from toolcall.harness.peers import Assembled, Call
+from toolcall.harness.reading import streams, wires
 from toolcall.harness.suite import case
 from toolcall.harness.suite.profiles import load_suite
 from toolcall.harness.verdict import judge

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import toolcall
-from toolcall.harness import matrix, matrix_report, streams, walk
+from toolcall.harness import matrix, matrix_report
 from toolcall.harness.cli import main
 from toolcall.harness.peers import CHAT, Assembled, Call, Implementation, Stream, reads
 from toolcall.harness.peers.external import (
@@ -30,6 +30,7 @@ from toolcall.harness.peers.external import (
 )
 from toolcall.harness.peers.installed import require
 from toolcall.harness.peers.reference import Reference, sse_body
+from toolcall.harness.reading import streams, walk
 from toolcall.harness.suite.case import CUT, WIRE_RECORDING, Filters, cases
 from toolcall.harness.suite.cassettes import cassette_path, load, response_body
 from toolcall.harness.suite.profiles import load_suite

@@ -16,8 +16,9 @@ import pytest
 import yaml
 
 import toolcall
-from toolcall.harness import synthesize, wires
+from toolcall.harness import synthesize
 from toolcall.harness.checks import check_cell, cross_wire
+from toolcall.harness.reading import wires
 from toolcall.harness.suite import cassettes, recordings
 from toolcall.harness.suite.cassettes import CHAT, cassette_path
 from toolcall.harness.suite.profiles import ProfileError, load_suite

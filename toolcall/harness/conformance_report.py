@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .checks import Outcome
-from .streams import CUT_SUFFIX, TRUNCATED
+from .reading.streams import CUT_SUFFIX, TRUNCATED
 from .suite.cassettes import CHAT
 from .suite.profiles import DIRECT
 

@@ -36,9 +36,9 @@ from .peers.external import (
     assemble_message,
     encoded,
 )
+from .reading.wires import NAMES as WIRES
 from .suite.case import Filters, cases
 from .suite.profiles import Suite, load_suite
-from .wires import NAMES as WIRES
 
 #: The example programs, by the column name the docs give them, with the tool each needs.
 EXAMPLES = {

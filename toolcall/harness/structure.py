@@ -17,7 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import synthesize, walk
+from . import synthesize
+from .reading import walk
 from .suite import recordings
 from .suite.profiles import Provider, Suite
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from toolcall import ToolCallError, TruncatedError
 
 from ..event_check import assemble_with_events
-from ..streams import Cut
+from ..reading.streams import Cut
 from ..suite import recordings
 from ..suite.profiles import Suite
 from .outcome import Finding, Outcome

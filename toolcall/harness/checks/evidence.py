@@ -23,8 +23,9 @@ from typing import Any
 
 from toolcall import ToolCallError, Turn, TurnBuilder
 
-from .. import fingerprint, structure, synthesize, wires
+from .. import fingerprint, structure, synthesize
 from ..event_check import assemble_with_events
+from ..reading import wires
 from ..replay import ReplayError, replay_own_request
 from ..suite import recordings
 from ..suite.cassettes import CHAT

@@ -151,7 +151,7 @@ def _expected(expected: Expected) -> list[str]:
 
 def _events(case: Case, count: int) -> list[str]:
     """The stream's first `count` decoded events (all with 0), one a line."""
-    from ..wires import UnreadableBody
+    from ..reading.wires import UnreadableBody
 
     body = case.body
     try:

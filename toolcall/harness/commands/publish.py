@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from .. import wires
+from ..reading import wires
 from ..suite import recordings
 from ..suite.cassettes import CHAT
 from ..suite.profiles import DIRECT, Suite

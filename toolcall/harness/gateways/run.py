@@ -20,8 +20,9 @@ from typing import Any
 
 import httpx
 
-from .. import serving, wires
+from .. import serving
 from ..peers import Implementation, Unavailable
+from ..reading import wires
 from ..suite import cassettes, recordings
 from ..suite.profiles import Cell, Provider, Suite
 from . import judge, process

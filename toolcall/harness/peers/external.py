@@ -63,8 +63,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
 from .. import scrub
+from ..reading.wires import UnreadableBody
 from ..suite.profiles import format_schema
-from ..wires import UnreadableBody
 from . import CHAT, Assembled, Call, Stream, first_line
 from .serving import serving
 

@@ -36,7 +36,7 @@ from typing import Any
 
 import toolcall
 
-from .. import streams, synthesize
+from .. import synthesize
 from ..checks import (
     Outcome,
     check_cell,
@@ -47,9 +47,10 @@ from ..checks import (
     route_cassettes,
 )
 from ..peers import Call, Stream
+from ..reading import streams
+from ..reading.wires import NAMES as WIRES
 from ..replay import ReplayError, replay, replay_own_request
 from ..verdict import Expected
-from ..wires import NAMES as WIRES
 from . import cassettes, recordings
 from .cassettes import CHAT
 from .profiles import DIRECT, Cell, ProfileError, Provider, Suite

@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .. import wires
+from ..reading import wires
 from ..suite import recordings
 from ..suite.cassettes import WIRES
 from ..suite.profiles import Cell, Provider, Suite
