@@ -15,7 +15,7 @@ import pytest
 
 from toolcall.harness.peers.reference import Reference
 from toolcall.harness.reading.wires import NAMES as WIRES
-from toolcall.harness.replay import ReplayError
+from toolcall.harness.recording.replay import ReplayError
 from toolcall.harness.suite import case as case_module
 from toolcall.harness.suite.case import (
     CELL,

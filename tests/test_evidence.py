@@ -23,7 +23,7 @@ import pytest
 from toolcall.harness import cli, structure, synthesize
 from toolcall.harness.checks import check_cell, check_recording, where_to_fix
 from toolcall.harness.reading import wires
-from toolcall.harness.replay import replay_own_request
+from toolcall.harness.recording.replay import replay_own_request
 from toolcall.harness.suite import cassettes, recordings
 from toolcall.harness.suite.profiles import DIRECT, STRUCTURE, Suite, load_suite
 

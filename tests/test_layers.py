@@ -108,7 +108,7 @@ def test_no_import_circle_among_the_library_modules() -> None:
 
 def test_no_import_circle_anywhere_in_the_package() -> None:
     graph = import_graph(package_modules())
-    assert "toolcall.harness.checks.cells" in graph and "toolcall.harness.scrub" in graph
+    assert "toolcall.harness.checks.cells" in graph and "toolcall.harness.recording.scrub" in graph
     found = circle(graph)
     assert found is None, "import circle: " + " -> ".join(found or [])
 

@@ -16,9 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from toolcall.harness import accept, serving
+from toolcall.harness import serving
 from toolcall.harness.checks import check_cell
-from toolcall.harness.record import Recorded, RecordOptions, record_cell
+from toolcall.harness.recording import accept
+from toolcall.harness.recording.record import Recorded, RecordOptions, record_cell
 from toolcall.harness.suite import cassettes
 from toolcall.harness.suite.profiles import load_suite
 

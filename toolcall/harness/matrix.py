@@ -37,7 +37,7 @@ from typing import Any, TextIO
 from .peers import CHAT, Factory, Implementation, Unavailable, builtin, reads
 from .peers.external import External, StartFailed, TimedOut, parse_spec
 from .peers.reference import Reference
-from .replay import no_network
+from .recording.replay import no_network
 from .suite.case import ROUTE, Case, CaseError, Filters, cases
 from .suite.profiles import Suite
 from .verdict import Verdict, judge

@@ -23,7 +23,7 @@ from toolcall import ToolCallError, Turn
 from .. import fingerprint, synthesize
 from ..event_check import assemble_with_events
 from ..reading import wires
-from ..replay import ReplayError, replay, replay_own_request
+from ..recording.replay import ReplayError, replay, replay_own_request
 from ..suite import cassettes, recordings
 from ..suite.cassettes import CHAT, ROUTES, cassette_path
 from ..suite.profiles import Cell, Provider, Suite

@@ -26,7 +26,7 @@ from toolcall import ToolCallError, Turn, TurnBuilder
 from .. import fingerprint, structure, synthesize
 from ..event_check import assemble_with_events
 from ..reading import wires
-from ..replay import ReplayError, replay_own_request
+from ..recording.replay import ReplayError, replay_own_request
 from ..suite import recordings
 from ..suite.cassettes import CHAT
 from ..suite.profiles import STRUCTURE, Provider, Route, Suite

@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(suite: Suite, args: argparse.Namespace) -> int:
     """Write the profile, then say the next two steps."""
-    from ..add_provider import add_provider
+    from ..recording.add_provider import add_provider
 
     path = add_provider(
         suite, args.name, base_url=args.base_url, key_env=args.key_env, model=args.model

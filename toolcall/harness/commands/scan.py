@@ -17,7 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(suite: Suite, args: argparse.Namespace) -> int:
     """Exit 1 on a hit; a hit names the file and line, never the secret."""
-    from .. import secrets
+    from ..recording import secrets
 
     paths: list[Path] = args.paths or [suite.cassettes]
     variables = [p.key_env for p in suite.providers.values()]

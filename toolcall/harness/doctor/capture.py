@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from .. import scrub, secrets
+from ..recording import scrub, secrets
 from ..suite.cassettes import SAFE_LOADER
 
 GZIP_MAGIC = b"\x1f\x8b"

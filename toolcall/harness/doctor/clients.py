@@ -23,7 +23,7 @@ from ..gateways.workarounds import CUT_CHECK
 from ..matrix import roster
 from ..peers import Call, Implementation, Stream, reads
 from ..reading import streams
-from ..replay import no_network
+from ..recording.replay import no_network
 from ..verdict import PASS, Expected, judge
 from .codes import error_code
 from .reading import Reading

@@ -19,7 +19,7 @@ from typing import Any
 
 import toolcall
 
-from .. import secrets
+from ..recording import secrets
 from ..suite.profiles import Suite
 from . import evidence, quirks
 from .codes import CODES, SEVERITIES, Finding, error_code

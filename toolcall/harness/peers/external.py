@@ -62,8 +62,8 @@ from typing import IO, Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from .. import scrub
 from ..reading.wires import UnreadableBody
+from ..recording import scrub
 from ..suite.profiles import format_schema
 from . import CHAT, Assembled, Call, Stream, first_line
 from .serving import serving

@@ -49,7 +49,7 @@ from ..checks import (
 from ..peers import Call, Stream
 from ..reading import streams
 from ..reading.wires import NAMES as WIRES
-from ..replay import ReplayError, replay, replay_own_request
+from ..recording.replay import ReplayError, replay, replay_own_request
 from ..verdict import Expected
 from . import cassettes, recordings
 from .cassettes import CHAT

@@ -40,11 +40,12 @@ import httpx
 
 import toolcall
 
-from . import fingerprint, scrub, secrets
-from .checks import check_turn
+from .. import fingerprint
+from ..checks import check_turn
+from ..suite import cassettes
+from ..suite.profiles import DIRECT, Cell, ProfileError, Provider, Route, Suite
+from . import scrub, secrets
 from .replay import ReplayError, replay
-from .suite import cassettes
-from .suite.profiles import DIRECT, Cell, ProfileError, Provider, Route, Suite
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 #: Defaults for one cell: a real provider streams a scenario in seconds and in kilobytes.

@@ -22,8 +22,8 @@ import httpx
 import vcr
 from vcr.errors import CannotOverwriteExistingCassetteException
 
+from ..suite.cassettes import CassetteError, CassetteSerializer, Utf8Persister, load
 from .scrub import chat_url
-from .suite.cassettes import CassetteError, CassetteSerializer, Utf8Persister, load
 
 MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")
 
