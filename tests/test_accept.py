@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 import yaml
 
-from toolcall.harness import cli, fingerprint
+from toolcall.harness import cli
 from toolcall.harness.checks import check_cell
 from toolcall.harness.recording import accept
 from toolcall.harness.recording.add_provider import add_provider
 from toolcall.harness.recording.record import Recorded
-from toolcall.harness.suite import cassettes
+from toolcall.harness.suite import cassettes, fingerprint
 from toolcall.harness.suite.profiles import ProfileError, Provider, Suite, load_suite
 
 

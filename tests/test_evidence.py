@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from toolcall.harness import cli, structure, synthesize
-from toolcall.harness.checks import check_cell, check_recording, where_to_fix
+from toolcall.harness import cli, synthesize
+from toolcall.harness.checks import check_cell, check_recording, structure, where_to_fix
 from toolcall.harness.reading import wires
 from toolcall.harness.recording.replay import replay_own_request
 from toolcall.harness.suite import cassettes, recordings

@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
-from toolcall.harness import fingerprint, structure
+from toolcall.harness.checks import structure
 from toolcall.harness.peers import Assembled, Call
 from toolcall.harness.reading import walk, wires
+from toolcall.harness.suite import fingerprint
 from toolcall.harness.suite.case import expected_from_file
 from toolcall.harness.verdict import judge
 

@@ -21,8 +21,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 import toolcall
-from toolcall.harness import fingerprint
-from toolcall.harness.suite import cassettes
+from toolcall.harness.suite import cassettes, fingerprint
 from toolcall.harness.suite.profiles import Cell, ProfileError, Provider, Suite, load_suite
 from toolcall.harness.synthesize import (
     SynthesisError,

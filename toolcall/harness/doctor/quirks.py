@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import fingerprint
 from ..checks.where_to_fix import place
+from ..suite import fingerprint
 from ..suite.profiles import Suite
 from .codes import Finding
 

@@ -31,7 +31,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .. import fingerprint
+from ..suite import fingerprint
 from ..suite.profiles import Provider, Route, Suite
 from . import roundtrip
 from .record import Recorded

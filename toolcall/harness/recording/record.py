@@ -40,9 +40,8 @@ import httpx
 
 import toolcall
 
-from .. import fingerprint
 from ..checks import check_turn
-from ..suite import cassettes
+from ..suite import cassettes, fingerprint
 from ..suite.profiles import DIRECT, Cell, ProfileError, Provider, Route, Suite
 from . import scrub, secrets
 from .replay import ReplayError, replay

@@ -1,1 +1,2 @@
-"""The suite: its profiles, cassettes and recordings, where they live, and its cases."""
+"""The suite: its profiles, cassettes and recordings, the quirk fingerprint they are described by,
+where they live, and its cases."""

@@ -19,8 +19,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .reading import walk
-from .suite.profiles import format_schema
+from ..reading import walk
+from .profiles import format_schema
 
 CANNOT_TELL = "cannot tell"
 
