@@ -89,7 +89,7 @@ gateways-docs: $(STAMP)
 
 ## matrix-docs: write the counts in docs/MATRIX.md and docs/PROTOCOL.md from a run (go, node)
 matrix-docs: $(STAMP)
-	$(BIN)/python -m toolcall.harness.matrix_docs
+	$(BIN)/python -m toolcall.harness.matrix.docs
 
 ## bench: end-to-end cost as a ratio to stdlib json.loads of the same chunks, peers beside
 bench: $(PEERS_STAMP)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from toolcall.harness.matrix.verdict import judge
 from toolcall.harness.peers.reference import Reference
 from toolcall.harness.reading.wires import NAMES as WIRES
 from toolcall.harness.recording.replay import ReplayError
@@ -34,7 +35,6 @@ from toolcall.harness.suite.case import (
 )
 from toolcall.harness.suite.cassettes import CHAT
 from toolcall.harness.suite.profiles import DIRECT, load_suite
-from toolcall.harness.verdict import judge
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = load_suite(ROOT)

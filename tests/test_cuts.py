@@ -15,11 +15,11 @@ import pytest
 
 import toolcall
 from toolcall.harness.checks import check_cut
+from toolcall.harness.matrix.verdict import judge
 from toolcall.harness.peers import Assembled, Call
 from toolcall.harness.reading import streams, wires
 from toolcall.harness.suite import case
 from toolcall.harness.suite.profiles import load_suite
-from toolcall.harness.verdict import judge
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = load_suite(ROOT)

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from toolcall.harness import matrix, matrix_report
+from toolcall.harness import matrix_report
+from toolcall.harness.matrix import run as matrix
 from toolcall.harness.peers import CHAT, Stream
 from toolcall.harness.peers.external import (
     CRASH_HEAD,

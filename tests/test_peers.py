@@ -17,8 +17,10 @@ from typing import Any
 import pytest
 
 import toolcall
-from toolcall.harness import matrix, matrix_report
+from toolcall.harness import matrix_report
 from toolcall.harness.cli import main
+from toolcall.harness.matrix import run as matrix
+from toolcall.harness.matrix.verdict import PASS, Expected, judge
 from toolcall.harness.peers import CHAT, Assembled, Call, Implementation, Stream, reads
 from toolcall.harness.peers.external import (
     Crashed,
@@ -35,7 +37,6 @@ from toolcall.harness.suite.case import CUT, WIRE_RECORDING, Filters, cases
 from toolcall.harness.suite.cassettes import cassette_path, load, response_body
 from toolcall.harness.suite.profiles import load_suite
 from toolcall.harness.suite.recordings import JSON_ARRAY
-from toolcall.harness.verdict import PASS, Expected, judge
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "external_assembler.py"

@@ -16,7 +16,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from toolcall.harness import matrix
+from toolcall.harness.matrix import run as matrix
+from toolcall.harness.matrix.verdict import PASS, judge
 from toolcall.harness.peers import (
     CHAT,
     Assembled,
@@ -31,7 +32,6 @@ from toolcall.harness.suite import recordings
 from toolcall.harness.suite.case import WIRE_RECORDING, Case, Filters, cases
 from toolcall.harness.suite.profiles import load_suite
 from toolcall.harness.suite.recordings import JSON_ARRAY
-from toolcall.harness.verdict import PASS, judge
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -225,7 +225,7 @@ def test_the_terminal_gives_the_wire_rows_a_grid_of_their_own_that_fits() -> Non
     """Thirteen columns would not fit 100 characters in one grid; chat rows show the chat
     readers' columns, wire rows the wire readers', each numbered as in the list above."""
     from toolcall.harness import matrix_report
-    from toolcall.harness.verdict import Verdict
+    from toolcall.harness.matrix.verdict import Verdict
 
     chat = [f"chat-peer-{n}" for n in range(7)]
     wire = [f"wire-peer-{n}" for n in range(6)]

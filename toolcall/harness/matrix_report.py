@@ -19,7 +19,7 @@ import textwrap
 from collections import Counter
 from typing import Any
 
-from .matrix import SKIPPED, Matrix, Result
+from .matrix.run import SKIPPED, Matrix, Result
 from .peers import CHAT
 from .peers.external import escaped
 

@@ -16,13 +16,13 @@ import pytest
 
 from . import conformance_report
 from .checks import Outcome
+from .matrix.verdict import judge
 from .peers import CHAT
 from .peers.external import Crashed, read_document
 from .suite import recordings
 from .suite.case import Case, CaseError, Filters, cases, check
 from .suite.locate import suite_root
 from .suite.profiles import ProfileError, Suite, load_suite
-from .verdict import judge
 
 _SUITE = pytest.StashKey[Suite]()
 

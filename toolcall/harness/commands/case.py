@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 from ..suite.profiles import Suite
 
 if TYPE_CHECKING:
+    from ..matrix.verdict import Expected
     from ..suite.case import Case
-    from ..verdict import Expected
 
 HELP = "show one case: what it is, where it comes from, its stream and the expected answer"
 WRITES = False

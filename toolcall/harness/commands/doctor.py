@@ -16,7 +16,7 @@ from ..doctor import compare, render
 from ..doctor.capture import CaptureError
 from ..doctor.opening import open_capture
 from ..doctor.report import Options, dumps, examine
-from ..matrix import UnknownImplementation
+from ..matrix.run import UnknownImplementation
 from ..reading import wires
 from ..suite.profiles import Suite
 

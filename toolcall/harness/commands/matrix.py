@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..matrix import COLUMN_BUDGET
+from ..matrix.run import COLUMN_BUDGET
 from ..peers.external import DEFAULT_TIMEOUT
 from ..suite.profiles import Suite
 from .common import add_case_filters, filters_of, write_json, write_text
@@ -52,7 +52,8 @@ def run(suite: Suite, args: argparse.Namespace) -> int:
     """Peers that fail are data (exit 0); exit 1 when the run broke, the reference failed or an
     external program never started. External programs run in the caller's directory, where the
     relative paths of their commands were written; progress goes to standard error."""
-    from .. import matrix, matrix_report
+    from .. import matrix_report
+    from ..matrix import run as matrix
     from ..peers.external import SpecError, environment_specs
     from ..recording import secrets
 

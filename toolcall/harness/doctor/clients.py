@@ -20,11 +20,11 @@ from typing import Any
 import toolcall
 
 from ..gateways.workarounds import CUT_CHECK
-from ..matrix import roster
+from ..matrix.run import roster
+from ..matrix.verdict import PASS, Expected, judge
 from ..peers import Call, Implementation, Stream, reads
 from ..reading import streams
 from ..recording.replay import no_network
-from ..verdict import PASS, Expected, judge
 from .codes import error_code
 from .reading import Reading
 

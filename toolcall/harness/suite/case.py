@@ -46,11 +46,11 @@ from ..checks import (
     conformance_document,
     route_cassettes,
 )
+from ..matrix.verdict import Expected
 from ..peers import Call, Stream
 from ..reading import streams
 from ..reading.wires import NAMES as WIRES
 from ..recording.replay import ReplayError, replay, replay_own_request
-from ..verdict import Expected
 from . import cassettes, recordings
 from .cassettes import CHAT
 from .profiles import DIRECT, Cell, ProfileError, Provider, Suite
