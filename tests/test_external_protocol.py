@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from toolcall.harness import matrix_report
 from toolcall.harness.matrix import run as matrix
 from toolcall.harness.peers import CHAT, Stream
 from toolcall.harness.peers.external import (
@@ -28,6 +27,7 @@ from toolcall.harness.peers.external import (
     assemble_message,
     crash_start,
 )
+from toolcall.harness.reports import matrix as matrix_report
 from toolcall.harness.suite.case import Filters
 from toolcall.harness.suite.profiles import format_schema, load_suite
 

@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 
 import toolcall
-from toolcall.harness import matrix_report
 from toolcall.harness.cli import main
 from toolcall.harness.matrix import run as matrix
 from toolcall.harness.matrix.verdict import PASS, Expected, judge
@@ -33,6 +32,7 @@ from toolcall.harness.peers.external import (
 from toolcall.harness.peers.installed import require
 from toolcall.harness.peers.reference import Reference, sse_body
 from toolcall.harness.reading import streams, walk
+from toolcall.harness.reports import matrix as matrix_report
 from toolcall.harness.suite.case import CUT, WIRE_RECORDING, Filters, cases
 from toolcall.harness.suite.cassettes import cassette_path, load, response_body
 from toolcall.harness.suite.profiles import load_suite

@@ -21,9 +21,10 @@ import httpx
 import pytest
 from jsonschema import Draft202012Validator
 
-from toolcall.harness import background, cli, conformance_report, serving
+from toolcall.harness import background, cli, serving
 from toolcall.harness.checks import check_cell, check_recording, check_route_cell
 from toolcall.harness.recording import accept, roundtrip
+from toolcall.harness.reports import conformance as conformance_report
 from toolcall.harness.suite.profiles import ProfileError, format_schema, load_routes, load_suite
 from toolcall.harness.suite.recordings import discover
 

@@ -13,9 +13,9 @@ import pytest
 from jsonschema import Draft202012Validator
 
 import toolcall
-from toolcall.harness import conformance_report
 from toolcall.harness.checks import check_recording, cross_wire
 from toolcall.harness.cli import main
+from toolcall.harness.reports import conformance as conformance_report
 from toolcall.harness.suite.profiles import format_schema, load_suite
 from toolcall.harness.suite.recordings import discover, selected
 

@@ -224,8 +224,8 @@ def test_a_registered_body_is_served_at_its_wire_path_only() -> None:
 def test_the_terminal_gives_the_wire_rows_a_grid_of_their_own_that_fits() -> None:
     """Thirteen columns would not fit 100 characters in one grid; chat rows show the chat
     readers' columns, wire rows the wire readers', each numbered as in the list above."""
-    from toolcall.harness import matrix_report
     from toolcall.harness.matrix.verdict import Verdict
+    from toolcall.harness.reports import matrix as matrix_report
 
     chat = [f"chat-peer-{n}" for n in range(7)]
     wire = [f"wire-peer-{n}" for n in range(6)]

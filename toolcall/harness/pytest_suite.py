@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from . import conformance_report
 from .checks import Outcome
 from .matrix.verdict import judge
 from .peers import CHAT
 from .peers.external import Crashed, read_document
+from .reports import conformance as conformance_report
 from .suite import recordings
 from .suite.case import Case, CaseError, Filters, cases, check
 from .suite.locate import suite_root

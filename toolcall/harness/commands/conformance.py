@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .. import conformance_report
 from ..checks.outcome import Outcome
+from ..reports import conformance as conformance_report
 from ..suite.case import Filters, cases, check
 from ..suite.profiles import Suite
 from .common import add_case_filters, filters_of, write_json, write_text

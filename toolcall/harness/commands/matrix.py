@@ -52,10 +52,10 @@ def run(suite: Suite, args: argparse.Namespace) -> int:
     """Peers that fail are data (exit 0); exit 1 when the run broke, the reference failed or an
     external program never started. External programs run in the caller's directory, where the
     relative paths of their commands were written; progress goes to standard error."""
-    from .. import matrix_report
     from ..matrix import run as matrix
     from ..peers.external import SpecError, environment_specs
     from ..recording import secrets
+    from ..reports import matrix as matrix_report
 
     try:
         implementations, unavailable = matrix.roster(

@@ -26,11 +26,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import conformance_report
 from ..checks.outcome import Outcome
 from ..commands.conformance import outcomes_of
 from ..peers.external import LINE_READER_LIMIT, MAX_LINE, MAX_MESSAGE, assemble_message, encoded
 from ..reading.wires import NAMES as WIRES
+from ..reports import conformance as conformance_report
 from ..suite.case import Filters, cases
 from ..suite.profiles import Suite, load_suite
 from . import run as matrix

@@ -19,9 +19,9 @@ import textwrap
 from collections import Counter
 from typing import Any
 
-from .matrix.run import SKIPPED, Matrix, Result
-from .peers import CHAT
-from .peers.external import escaped
+from ..matrix.run import SKIPPED, Matrix, Result
+from ..peers import CHAT
+from ..peers.external import escaped
 
 #: The terminal width the text report fits (an ordinary terminal is 100 columns or wider).
 WIDTH = 100

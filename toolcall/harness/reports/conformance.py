@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .checks import Outcome
-from .reading.streams import CUT_SUFFIX, TRUNCATED
-from .suite.cassettes import CHAT
-from .suite.profiles import DIRECT
+from ..checks import Outcome
+from ..reading.streams import CUT_SUFFIX, TRUNCATED
+from ..suite.cassettes import CHAT
+from ..suite.profiles import DIRECT
 
 MARK = {"pass": "pass", "fail": "FAIL", "n/a": "n/a"}
 
