@@ -2,7 +2,7 @@
 
 Kept apart from `pytest_plugin`, which pytest imports in every project that installs the package:
 this module needs the `harness` extra (YAML, jsonschema, vcrpy), the plugin module must not.
-The data comes from the checkout the tests run in, or from the package (`harness.locate`).
+The data comes from the checkout the tests run in, or from the package (`harness.suite.locate`).
 """
 
 from __future__ import annotations
