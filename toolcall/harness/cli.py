@@ -22,6 +22,7 @@ from .commands import (
     add_provider,
     conformance,
     matrix,
+    probe,
     publish,
     record,
     scan,
@@ -57,6 +58,7 @@ COMMANDS: dict[str, Command] = {
         "serve": serve,
         "gateways": gateways,
         "scan": scan,
+        "probe": probe,
     }.items()
 }
 

@@ -166,6 +166,18 @@ def run(
     _say(progress, "replaying the cassettes ... ")
     selected = list(cases(suite, matrix, provider=provider, scenario=scenario))
     _say(progress, f"{len(selected)} streams, {time.monotonic() - began:.0f} s\n")
+    return judge_all(implementations, selected, matrix, progress, column_budget)
+
+
+def judge_all(
+    implementations: Sequence[Implementation],
+    selected: Sequence[Case],
+    matrix: Matrix,
+    progress: TextIO | None = None,
+    column_budget: float = COLUMN_BUDGET,
+) -> Matrix:
+    """Every implementation on every case it reads, one column after another, into `matrix`
+    (the cases of the suite, or streams captured elsewhere: `toolcall probe`'s)."""
     total = len(implementations)
     for number, implementation in enumerate(implementations, start=1):
         began = time.monotonic()
