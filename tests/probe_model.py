@@ -26,6 +26,7 @@ FAULTS = (
     "drop_brace",  # the opening `{"` of the arguments dropped (vllm #34887)
     "index_zero",  # every call on index 0 (ollama #15457): chat only
     "buffered",  # the arguments sent whole, in one fragment: a note, not a fault
+    "not_stream",  # a streamed request answered with one JSON document
 )
 
 
@@ -158,7 +159,7 @@ def sse(events: list[dict[str, Any]], *, named: bool, done: bool) -> bytes:
 
 
 CHAT_SAID = {"stop": "stop", "calls": "tool_calls", "length": "length"}
-USAGE = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+USAGE: dict[str, Any] = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
 
 
 def chat(turn: Turn, fault: str, streamed: bool) -> bytes:
@@ -179,7 +180,7 @@ def chat(turn: Turn, fault: str, streamed: bool) -> bytes:
                 for i, n, a in calls
             ]
         choice = {"index": 0, "message": message, "finish_reason": finish}
-        document = {"id": "c1", "object": "chat.completion", "choices": [choice]}
+        document: dict[str, Any] = {"id": "c1", "object": "chat.completion", "choices": [choice]}
         if fault != "no_usage":
             document["usage"] = USAGE
         return json.dumps(document).encode()
@@ -198,7 +199,7 @@ def chat(turn: Turn, fault: str, streamed: bool) -> bytes:
         chunks.append({"tool_calls": [head]})
         for piece in _pieces(_arguments(turn, a, fault), fault):
             chunks.append({"tool_calls": [{"index": index, "function": {"arguments": piece}}]})
-    events = [
+    events: list[dict[str, Any]] = [
         {
             "id": "c1",
             "object": "chat.completion.chunk",
@@ -243,9 +244,8 @@ def anthropic(turn: Turn, fault: str, streamed: bool) -> bytes:
             {"type": "input_json_delta", "partial_json": p}
             for p in _pieces(_arguments(turn, a, fault), fault)
         ]
-        blocks.append(
-            ({"type": "tool_use", "id": i, "name": _name(name, fault), "input": {}}, deltas)
-        )
+        start = {"type": "tool_use", "id": i, "name": _name(name, fault), "input": a}
+        blocks.append(({**start, "input": {}} if streamed else start, deltas))
     if not streamed:
         content = []
         for start, deltas in blocks:
@@ -255,7 +255,7 @@ def anthropic(turn: Turn, fault: str, streamed: bool) -> bytes:
                 content.append({"type": "thinking", "thinking": turn.reasoning, "signature": "sig"})
             else:
                 content.append({**start, "input": {} if turn.cut else start["input"]})
-        document = {
+        document: dict[str, Any] = {
             "id": "m1",
             "type": "message",
             "role": "assistant",
@@ -358,7 +358,7 @@ def responses(turn: Turn, fault: str, streamed: bool) -> bytes:
         }
     ]
     for n, (item, deltas) in enumerate(items):
-        opened = {**item, "status": "in_progress"}
+        opened: dict[str, Any] = {**item, "status": "in_progress"}
         if item["type"] == "function_call":
             opened["arguments"] = ""
         if item["type"] == "message":
@@ -411,7 +411,7 @@ def gemini(turn: Turn, fault: str, streamed: bool) -> bytes:
         if fault != "no_usage":
             document["usageMetadata"] = usage
         return json.dumps(document).encode()
-    events = [
+    events: list[dict[str, Any]] = [
         {"candidates": [{"content": {"role": "model", "parts": [p]}, "index": 0}]} for p in parts
     ]
     events[-1]["candidates"][0]["finishReason"] = finish
@@ -426,13 +426,17 @@ def ollama(turn: Turn, fault: str, streamed: bool) -> bytes:
     tool_calls = [{"function": {"name": _name(n, fault), "arguments": a}} for _i, n, a in calls]
     usage = {} if fault == "no_usage" else {"prompt_eval_count": 10, "eval_count": 5}
     if not streamed:
-        message = {"role": "assistant", "content": _markup(turn, fault), "thinking": turn.reasoning}
+        message: dict[str, Any] = {
+            "role": "assistant",
+            "content": _markup(turn, fault),
+            "thinking": turn.reasoning,
+        }
         if tool_calls:
             message["tool_calls"] = tool_calls
         return json.dumps(
             {"model": "m", "message": message, "done": True, "done_reason": reason, **usage}
         ).encode()
-    lines = []
+    lines: list[dict[str, Any]] = []
     if turn.reasoning:
         lines.append({"role": "assistant", "content": "", "thinking": turn.reasoning})
     lines.append({"role": "assistant", "content": _markup(turn, fault)})
@@ -493,6 +497,8 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(int(self.headers.get("Content-Length", "0")))
         self.server.seen.append(dict(self.headers.items()))  # type: ignore[attr-defined]
         try:
+            if path.startswith("/nowhere/"):
+                raise LookupError(path)
             wire, by_path = wire_of(path)
         except LookupError:
             self._send(404, "application/json", b'{"error": "not found"}')
@@ -502,7 +508,9 @@ class _Handler(BaseHTTPRequestHandler):
         turn, _limit = decide(wire, request)
         body = RENDER[wire](turn, fault, bool(streamed))
         kind = "application/json"
-        if streamed:
+        if streamed and fault == "not_stream":
+            body = RENDER[wire](turn, fault, False)
+        elif streamed:
             kind = "application/x-ndjson" if wire == "ollama" else "text/event-stream"
         self._send(200, kind, body)
 

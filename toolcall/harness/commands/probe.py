@@ -107,7 +107,8 @@ def run(suite: Suite, args: argparse.Namespace) -> int:
     )
     profile = suite.providers.get(named)
     try:
-        probe = session.run(runner, chosen, profile, args.repeat)
+        with runner:
+            probe = session.run(runner, chosen, profile, args.repeat)
         _check_answered(probe)
     except CannotRun as exc:
         print(f"toolcall probe: {exc}", file=sys.stderr)

@@ -279,12 +279,10 @@ def _calls(scenario: Scenario, turn: Any, say: _Say) -> None:
     schemas = tools(scenario)
     for call, arguments in zip(turn.tool_calls, turn.arguments, strict=False):
         name = call.function.name
-        if name not in schemas and name.isidentifier():  # else the library named its flaw
-            say(
-                "name_unknown",
-                f"call {call.index} names {name!r}, not one of {sorted(schemas)}",
-                name,
-            )
+        if name not in schemas:
+            if name.isidentifier():  # else the library named its flaw already
+                known = sorted(schemas)
+                say("name_unknown", f"call {call.index} names {name!r}, not one of {known}", name)
             continue
         errors = sorted(Draft202012Validator(schemas[name]).iter_errors(arguments), key=str)
         if errors:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 from urllib.parse import quote
@@ -30,7 +30,7 @@ STREAM_TYPES = {
     "responses": ("text/event-stream",),
     "anthropic": ("text/event-stream",),
     "gemini": ("text/event-stream",),
-    "ollama": ("application/x-ndjson", "application/json"),
+    "ollama": ("application/x-ndjson",),
 }
 ANTHROPIC_VERSION = "2023-06-01"
 
@@ -129,7 +129,18 @@ class Runner:
     timeout: float
     progress: TextIO | None = None
     total: int = 0
-    post: Callable[..., Exchange] | None = None
+    #: one connection pool for the run (a client each would build a TLS context each time)
+    client: httpx.Client | None = None
+
+    def __enter__(self) -> Runner:
+        limits = httpx.Timeout(self.timeout, connect=min(self.timeout, 15.0))
+        self.client = httpx.Client(timeout=limits, trust_env=False)
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
 
     def send(self, scenario: str, request: Mapping[str, Any], *, streamed: bool) -> Exchange:
         """POST one request; a refusal is kept in the exchange, what makes the run impossible
@@ -137,7 +148,13 @@ class Runner:
         left = self.budget.take()
         mode = "streamed" if streamed else "unstreamed"
         self._say(f"[{self.budget.used}/{self.total}] {self.endpoint.wire} {scenario} {mode} ... ")
-        exchange = _post(self.endpoint, scenario, dict(request), streamed, self.timeout, left)
+        if self.client is None:
+            raise RuntimeError("a Runner sends inside `with runner:`")
+        try:
+            exchange = _post(self.client, self.endpoint, scenario, dict(request), streamed, left)
+        except CannotRun:
+            self._say("failed\n")  # the line is ended before the reason is printed
+            raise
         said = exchange.refused or f"{len(exchange.body)} bytes"
         self._say(f"{said}, {exchange.seconds:.1f} s\n")
         return exchange
@@ -149,25 +166,21 @@ class Runner:
 
 
 def _post(
+    client: httpx.Client,
     endpoint: Endpoint,
     scenario: str,
     request: dict[str, Any],
     streamed: bool,
-    timeout: float,
     left: float,
 ) -> Exchange:
     url = endpoint.url(streamed=streamed)
+    timeout = float(client.timeout.read or 0)
     deadline = time.monotonic() + min(timeout, left)
     began = time.monotonic()
-    limits = httpx.Timeout(timeout, connect=min(timeout, 15.0))
     content = json.dumps(request, ensure_ascii=False).encode("utf-8")
+    headers = endpoint.headers(streamed=streamed)
     try:
-        with (
-            httpx.Client(timeout=limits, trust_env=False) as client,
-            client.stream(
-                "POST", url, content=content, headers=endpoint.headers(streamed=streamed)
-            ) as response,
-        ):
+        with client.stream("POST", url, content=content, headers=headers) as response:
             body = _read(response, deadline)
             status, kind = response.status_code, response.headers.get("content-type", "")
     except httpx.TimeoutException:
