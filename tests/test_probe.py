@@ -5,6 +5,7 @@ key kept out of everything it prints and writes."""
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import socket
 from pathlib import Path
@@ -303,3 +304,28 @@ def test_accept_writes_the_routes_facts_and_cassettes_into_a_checkout(tmp_path: 
     assert code == 0 and cassette.is_file()
     assert after != before and "evidence: recorded" in after.split("  vllm:")[1]
     assert load_suite(tmp_path).routes["vllm"].changes_for("qwen", "single_call")
+
+
+def shown_commands(text: str) -> list[list[str]]:
+    """The probe recipe's shell lines, continuations joined."""
+    text = text.split("## Probe an endpoint", 1)[-1]  # the manual shows serve earlier too
+    block = text.split("--port 8765 &\n", 1)[1].split("```", 1)[0]
+    return [shlex.split(line) for line in block.replace("\\\n", " ").splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("doc", ["README.md", "docs/HARNESS.md"])
+def test_the_documented_probe_of_a_local_server_runs_as_shown(
+    doc: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The block after `toolcall serve --port 8765 &`, run from a folder of its own against
+    serve on a free port (8765 may be taken by another test)."""
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    [line] = shown_commands(text)
+    assert line[0] == ".venv/bin/toolcall" and line[1] == "probe"
+    monkeypatch.chdir(tmp_path)
+    with serve.serving(SUITE) as running:
+        argv = [a.replace("http://127.0.0.1:8765", running.base_url) for a in line[2:]]
+        code = command(*argv, "--client", "toolcall")
+    document = json.loads((tmp_path / "reports" / "probe.json").read_text())
+    assert code == 0 and document["sound"] is True
+    assert [s["name"] for s in document["scenarios"]] == ["single_call", "parallel_calls"]
