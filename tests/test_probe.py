@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from toolcall.harness import serve
+from toolcall.harness import matrix, serve
 from toolcall.harness.cli import COMMANDS, parser
 from toolcall.harness.probe import family, judges, scenarios
 from toolcall.harness.profiles import Suite, load_suite
@@ -329,3 +329,33 @@ def test_the_documented_probe_of_a_local_server_runs_as_shown(
     document = json.loads((tmp_path / "reports" / "probe.json").read_text())
     assert code == 0 and document["sound"] is True
     assert [s["name"] for s in document["scenarios"]] == ["single_call", "parallel_calls"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("wire", scenarios.WIRES)
+def test_every_scenario_and_every_client_on_a_sound_server(wire: str, tmp_path: Path) -> None:
+    """The whole probe: every scenario, every implementation the matrix runs here; a client
+    may fail a stream (that is what the report is for), never crash on one."""
+    out = tmp_path / "probe.json"
+    with model_server() as (root, seen):
+        code = command(
+            "--base-url",
+            base(root, wire),
+            "--model",
+            "qwen3-max",
+            "--wire",
+            wire,
+            "--json",
+            str(out),
+            "--markdown",
+            str(tmp_path / "probe.md"),
+        )
+    document = json.loads(out.read_text())
+    assert code == 0 and len(seen) == 2 * len(document["scenarios"]) == 26
+    ran = [c for c in document["clients"] if c["passed"] or c["failed"]]
+    available, _unavailable = matrix.roster(None, [], timeout=60)
+    reading = {i.name for i in available if wire in i.wires}
+    assert "toolcall" in reading and {c["name"] for c in ran} == reading
+    labels = {f["label"] for c in ran for f in c["failed"]}
+    assert "crash" not in labels, document["clients"]
+    assert "No failure was found." in (tmp_path / "probe.md").read_text()

@@ -79,7 +79,7 @@ def run(
     selects (all when None)."""
     implementations, unavailable = matrix.roster(names, [], timeout=timeout)
     cases = [
-        matrix.Case("probe", e.scenario, e.request, expected(wire, e.body), e.body, wire=wire)
+        matrix.Case("probe", e.scenario, e.chat, expected(wire, e.body), e.body, wire=wire)
         for e in captured
         if e.streamed and e.refused is None
     ]

@@ -145,7 +145,7 @@ def markdown(report: Report, keys: Iterable[str] = ()) -> str:
     ]
     if not report.failures:
         out += ["No failure was found.", ""]
-    requests = {(e.scenario, e.streamed): e.request for e in report.probe.exchanges}
+    sent = {(e.scenario, e.streamed): e for e in report.probe.exchanges}
     for code, found in first_of_each(report.failures).items():
         first = found[0]
         out += [f"## `{code}`", "", f"Found: {CODES[code][1]}.", ""]
@@ -157,9 +157,17 @@ def markdown(report: Report, keys: Iterable[str] = ()) -> str:
         ]
         if code in CAUSES:
             out += [f"Usually caused by: {CAUSES[code]}.", ""]
-        request = requests.get((first.scenario, first.streamed))
-        if request is not None:
-            out += ["The request:", "", "```json", json.dumps(request, indent=1), "```", ""]
+        exchange = sent.get((first.scenario, first.streamed))
+        if exchange is not None:
+            body = json.dumps(exchange.request, indent=1, ensure_ascii=False)
+            out += [
+                f"The request, `POST {scrub.url(exchange.url)}`:",
+                "",
+                "```json",
+                body,
+                "```",
+                "",
+            ]
         if first.excerpt:
             shown = scrub.printable(first.excerpt, keys, limit=800)
             out += ["The bytes that show it:", "", "```", shown, "```", ""]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
 from urllib.parse import quote
 
@@ -100,6 +100,8 @@ class Exchange:
     seconds: float
     #: set when the server refused the request (its status and the start of its answer)
     refused: str | None = None
+    #: the request in chat completions' words, as the matrix hands every implementation it
+    chat: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -142,7 +144,14 @@ class Runner:
             self.client.close()
             self.client = None
 
-    def send(self, scenario: str, request: Mapping[str, Any], *, streamed: bool) -> Exchange:
+    def send(
+        self,
+        scenario: str,
+        request: Mapping[str, Any],
+        *,
+        streamed: bool,
+        chat: Mapping[str, Any] | None = None,
+    ) -> Exchange:
         """POST one request; a refusal is kept in the exchange, what makes the run impossible
         is a `CannotRun`, a spent budget `BudgetSpent`."""
         left = self.budget.take()
@@ -155,6 +164,7 @@ class Runner:
         except CannotRun:
             self._say("failed\n")  # the line is ended before the reason is printed
             raise
+        exchange = replace(exchange, chat=dict(chat or request))
         said = exchange.refused or f"{len(exchange.body)} bytes"
         self._say(f"{said}, {exchange.seconds:.1f} s\n")
         return exchange

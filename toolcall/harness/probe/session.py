@@ -63,10 +63,10 @@ def run(runner: Runner, chosen: list[Scenario], profile: Provider | None, repeat
             pair: list[Exchange | None] = [None, None]
             try:
                 for at, streamed in enumerate((True, False)):
-                    body = scenario_list.body(
-                        scenario, endpoint.wire, endpoint.model, streamed=streamed
-                    )
-                    pair[at] = runner.send(scenario.name, body, streamed=streamed)
+                    wire, model = endpoint.wire, endpoint.model
+                    body = scenario_list.body(scenario, wire, model, streamed=streamed)
+                    chat = scenario_list.chat_body(scenario, model, streamed=streamed)
+                    pair[at] = runner.send(scenario.name, body, streamed=streamed, chat=chat)
             except BudgetSpent as exc:
                 probe.stopped = str(exc)
             probe.exchanges += [e for e in pair if e is not None]
