@@ -359,3 +359,19 @@ def test_every_scenario_and_every_client_on_a_sound_server(wire: str, tmp_path: 
     labels = {f["label"] for c in ran for f in c["failed"]}
     assert "crash" not in labels, document["clients"]
     assert "No failure was found." in (tmp_path / "probe.md").read_text()
+
+
+def test_repeat_asks_each_scenario_again_and_numbers_the_findings(tmp_path: Path) -> None:
+    with model_server() as (root, seen):
+        code, document = probe(
+            tmp_path,
+            base(root, "chat", "markup"),
+            "chat",
+            "--scenario",
+            "single_call",
+            "--repeat",
+            "2",
+        )
+    markup = [f["repeat"] for f in document["findings"] if f["code"] == "tool_call_in_text"]
+    assert code == 1 and len(seen) == 4
+    assert sorted(markup) == [1, 1, 2, 2]  # streamed and unstreamed, each time

@@ -136,7 +136,9 @@ class Runner:
 
     def __enter__(self) -> Runner:
         limits = httpx.Timeout(self.timeout, connect=min(self.timeout, 15.0))
-        self.client = httpx.Client(timeout=limits, trust_env=False)
+        # Plain http never uses TLS (and redirects are not followed), so no context is built.
+        plain = self.endpoint.base_url.lower().startswith("http://")
+        self.client = httpx.Client(timeout=limits, trust_env=False, verify=not plain)
         return self
 
     def __exit__(self, *_exc: object) -> None:
