@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 
 from toolcall.harness import matrix, serve
 from toolcall.harness.cli import COMMANDS, parser
-from toolcall.harness.probe import family, judges, scenarios
+from toolcall.harness.probe import family, judges, runner, scenarios
 from toolcall.harness.profiles import Suite, load_suite
 
 from .probe_model import model_server
@@ -375,3 +375,35 @@ def test_repeat_asks_each_scenario_again_and_numbers_the_findings(tmp_path: Path
     markup = [f["repeat"] for f in document["findings"] if f["code"] == "tool_call_in_text"]
     assert code == 1 and len(seen) == 4
     assert sorted(markup) == [1, 1, 2, 2]  # streamed and unstreamed, each time
+
+
+@pytest.mark.parametrize(
+    ("base_url", "wire", "streamed", "url"),
+    [
+        ("http://h:8000/v1/", "chat", True, "http://h:8000/v1/chat/completions"),
+        ("http://h/v1?api-version=1", "responses", True, "http://h/v1/responses?api-version=1"),
+        ("http://h", "anthropic", False, "http://h/v1/messages"),
+        (
+            "http://h",
+            "gemini",
+            True,
+            "http://h/v1beta/models/org%2Fm:streamGenerateContent?alt=sse",
+        ),
+        ("http://h?x=1", "gemini", False, "http://h/v1beta/models/org%2Fm:generateContent?x=1"),
+        ("http://h:11434", "ollama", True, "http://h:11434/api/chat"),
+    ],
+)
+def test_each_wire_is_sent_to_its_own_path(
+    base_url: str, wire: str, streamed: bool, url: str
+) -> None:
+    assert runner.Endpoint(base_url, wire, "org/m").url(streamed=streamed) == url
+
+
+def test_credentials_in_the_base_url_are_never_shown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with model_server() as (root, _seen):
+        url = base(root, "chat").replace("http://", "http://user:hunter2secret@")
+        code, document = probe(tmp_path, url, "chat", "--scenario", "single_call")
+    printed = capsys.readouterr()
+    assert code == 0 and "hunter2secret" not in printed.out + printed.err + json.dumps(document)

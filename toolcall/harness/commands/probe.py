@@ -91,8 +91,9 @@ def run(suite: Suite, args: argparse.Namespace) -> int:
         return 2
     guessed = "" if args.family else " (guessed from the name; --family to change)"
     total = len(chosen) * 2 * args.repeat
+    where = scrub.url(endpoint.url(streamed=True))
     print(
-        f"probing {endpoint.url(streamed=True)} ({endpoint.wire}, model {endpoint.model}, "
+        f"probing {where} ({endpoint.wire}, model {endpoint.model}, "
         f"family {named}{guessed}): {len(chosen)} scenarios x 2 x {args.repeat} = {total} "
         f"requests; budget {args.budget_requests} requests, {args.budget_seconds:g} s; "
         f"timeout {args.timeout:g} s",

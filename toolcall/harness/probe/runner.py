@@ -15,7 +15,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit, urlunsplit
 
 import httpx
 
@@ -56,19 +56,23 @@ class Endpoint:
     secrets: tuple[str, ...] = ()
 
     def url(self, *, streamed: bool) -> str:
-        """The request URL of the wire (`serve.WIRE_PATHS` is where serve answers each)."""
-        base = self.base_url.rstrip("/")
+        """The request URL of the wire (`serve.WIRE_PATHS` is where serve answers each); a query
+        the base URL carries (`?api-version=`) stays after the path."""
+        parts = urlsplit(self.base_url)
+        query = [parts.query] if parts.query else []
         if self.wire == "gemini":
-            model = quote(self.model, safe="")
-            verb = "streamGenerateContent?alt=sse" if streamed else "generateContent"
-            return f"{base}/v1beta/models/{model}:{verb}"
-        tail = {
-            CHAT: "/chat/completions",
-            "responses": "/responses",
-            "anthropic": "/v1/messages",
-            "ollama": "/api/chat",
-        }
-        return base + tail[self.wire]
+            verb = "streamGenerateContent" if streamed else "generateContent"
+            tail = f"/v1beta/models/{quote(self.model, safe='')}:{verb}"
+            query += ["alt=sse"] if streamed else []
+        else:
+            tail = {
+                CHAT: "/chat/completions",
+                "responses": "/responses",
+                "anthropic": "/v1/messages",
+                "ollama": "/api/chat",
+            }[self.wire]
+        path = parts.path.rstrip("/") + tail
+        return urlunsplit(parts._replace(path=path, query="&".join(query), fragment=""))
 
     def headers(self, *, streamed: bool) -> dict[str, str]:
         """The wire's headers, the key in the header its API reads it from."""
