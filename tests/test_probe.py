@@ -407,3 +407,22 @@ def test_credentials_in_the_base_url_are_never_shown(
         code, document = probe(tmp_path, url, "chat", "--scenario", "single_call")
     printed = capsys.readouterr()
     assert code == 0 and "hunter2secret" not in printed.out + printed.err + json.dumps(document)
+
+
+def test_each_difference_from_the_familys_profile_is_the_routes_quirk(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The stand-in's chat stream is no Qwen's: its ids and chunking differ from qwen's profile,
+    each said once as a quirk (never a failure); family `other` has no profile to differ from."""
+    with model_server() as (root, _seen):
+        code, document = probe(tmp_path, base(root, "chat"), "chat", "--scenario", "single_call")
+        out = capsys.readouterr().out
+        _code, other = probe(
+            tmp_path, base(root, "chat"), "chat", "--scenario", "single_call", "--family", "other"
+        )
+    quirks = [f["message"] for f in document["findings"] if f["code"] == "profile_differs"]
+    assert code == 0 and document["family"] == "qwen"
+    assert any(q.startswith("quirks.id_pattern: qwen's profile") for q in quirks)
+    assert out.count("QUIRK    profile_differs: quirks.") == len(quirks)
+    assert other["family"] == "other"
+    assert "profile_differs" not in {f["code"] for f in other["findings"]}

@@ -16,6 +16,7 @@ repairs, or one from the family's profile, named as the route's; `note` says wha
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -319,13 +320,21 @@ def _profile(scenario: Scenario, exchange: Exchange, profile: Provider, say: _Sa
         return
     cell = profile.cells.get(scenario.name) if scenario.suite else None
     declared = dict(cell.quirks if cell is not None else profile.quirks)
-    declared.pop("id_pattern", None)  # ids are compared by format below
+    pattern = declared.pop("id_pattern", None)  # ids are compared by their format below
     for quirk, want, got in fingerprint.compare(declared, observed):
         say(
             "profile_differs",
             f"quirks.{quirk}: {profile.key}'s profile says {fingerprint.shown(want)}, this "
             f"endpoint {fingerprint.shown(got)}",
             None,
+        )
+    strangers = [i for i in observed.ids if pattern and not re.fullmatch(pattern, i)]
+    if strangers:
+        say(
+            "profile_differs",
+            f"quirks.id_pattern: {profile.key}'s profile says ids match {pattern!r}, this "
+            f"endpoint sends {strangers[0]!r}",
+            strangers[0],
         )
 
 

@@ -100,17 +100,22 @@ class Report:
 
 
 def first_of_each(findings: Iterable[Finding]) -> dict[str, list[Finding]]:
-    """Findings grouped by code, in the order first seen."""
+    """Findings grouped by code, in the order first seen; a profile's quirks by quirk (each
+    names another difference)."""
     grouped: dict[str, list[Finding]] = {}
     for finding in findings:
-        grouped.setdefault(finding.code, []).append(finding)
+        key = finding.code
+        if key == "profile_differs":
+            key = f"{key} {finding.message.split(':', 1)[0]}"
+        grouped.setdefault(key, []).append(finding)
     return grouped
 
 
 def terminal(report: Report) -> str:
     """The closing lines: each code once with where it showed, then the clients that broke."""
     lines = []
-    for code, found in first_of_each(report.probe.findings).items():
+    for found in first_of_each(report.probe.findings).values():
+        code = found[0].code
         severity = CODES[code][0]
         if severity == NOTE and code != "request_refused":
             continue
@@ -146,7 +151,7 @@ def markdown(report: Report, keys: Iterable[str] = ()) -> str:
     if not report.failures:
         out += ["No failure was found.", ""]
     sent = {(e.scenario, e.streamed): e for e in report.probe.exchanges}
-    for code, found in first_of_each(report.failures).items():
+    for code, found in first_of_each(report.failures).items():  # failures: one group a code
         first = found[0]
         out += [f"## `{code}`", "", f"Found: {CODES[code][1]}.", ""]
         out += [f"Expected: {EXPECTED.get(code, DEFAULT_EXPECTED)}.", ""]
