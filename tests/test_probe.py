@@ -391,6 +391,9 @@ def test_repeat_asks_each_scenario_again_and_numbers_the_findings(tmp_path: Path
         ),
         ("http://h?x=1", "gemini", False, "http://h/v1beta/models/org%2Fm:generateContent?x=1"),
         ("http://h:11434", "ollama", True, "http://h:11434/api/chat"),
+        ("http://h:8000", "chat", False, "http://h:8000/v1/chat/completions"),
+        ("http://h/v1", "anthropic", True, "http://h/v1/messages"),
+        ("http://h/v1beta", "gemini", False, "http://h/v1beta/models/org%2Fm:generateContent"),
     ],
 )
 def test_each_wire_is_sent_to_its_own_path(

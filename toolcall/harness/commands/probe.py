@@ -33,8 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--base-url",
         required=True,
-        help="the API root as the wire's SDK takes it: with /v1 for chat and responses "
-        "(http://host:8000/v1), the host's root for anthropic, gemini and ollama",
+        help="the base URL as the wire's SDK takes it (http://host:8000/v1 for chat and "
+        "responses, the host's root for anthropic, gemini and ollama); the API root may be left out",
     )
     parser.add_argument("--model", required=True, help="the model name the endpoint serves")
     parser.add_argument(

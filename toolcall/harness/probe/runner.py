@@ -20,18 +20,10 @@ from urllib.parse import quote, urlsplit, urlunsplit
 import httpx
 
 from .. import scrub
-from ..cassettes import CHAT
+from ..wires import WIRES
 
 #: A body may have this many bytes at most (a scenario's answer is a few kilobytes).
 MAX_BYTES = 16 * 1024 * 1024
-#: Content types each wire streams in (Gemini's streamed answer asked with `?alt=sse`).
-STREAM_TYPES = {
-    CHAT: ("text/event-stream",),
-    "responses": ("text/event-stream",),
-    "anthropic": ("text/event-stream",),
-    "gemini": ("text/event-stream",),
-    "ollama": ("application/x-ndjson",),
-}
 ANTHROPIC_VERSION = "2023-06-01"
 
 
@@ -56,23 +48,33 @@ class Endpoint:
     secrets: tuple[str, ...] = ()
 
     def url(self, *, streamed: bool) -> str:
-        """The request URL of the wire (`serve.WIRE_PATHS` is where serve answers each); a query
-        the base URL carries (`?api-version=`) stays after the path."""
+        """The request URL: the wire's path of the wire table under the base URL, from its API
+        root on when the base URL ends with that root (`/v1` as the OpenAI SDK takes it), else
+        whole (`/v1/messages` under the root Anthropic's SDK takes); a query the base URL
+        carries (`?api-version=`) stays after the path."""
         parts = urlsplit(self.base_url)
         query = [parts.query] if parts.query else []
-        if self.wire == "gemini":
-            verb = "streamGenerateContent" if streamed else "generateContent"
-            tail = f"/v1beta/models/{quote(self.model, safe='')}:{verb}"
-            query += ["alt=sse"] if streamed else []
-        else:
-            tail = {
-                CHAT: "/chat/completions",
-                "responses": "/responses",
-                "anthropic": "/v1/messages",
-                "ollama": "/api/chat",
-            }[self.wire]
-        path = parts.path.rstrip("/") + tail
+        row = WIRES[self.wire].path
+        verb = "streamGenerateContent" if streamed else "generateContent"
+        ending = [verb.join(s.split("streamGenerateContent")) for s in row.ending]
+        ending = [
+            f"{quote(self.model, safe='')}{s[1:]}" if s.startswith("*") else s for s in ending
+        ]
+        root = [s for s in row.root.split("/") if s]
+        if root and ending[: len(root)] == root:
+            ending = ending[len(root) :]  # the ending starts with the root (Anthropic's /v1)
+        base = parts.path.rstrip("/")
+        if not root or not base.endswith("/" + "/".join(root)):
+            base += row.root
+        if self.wire == "gemini" and streamed:
+            query.append("alt=sse")
+        path = base + "/" + "/".join(ending)
         return urlunsplit(parts._replace(path=path, query="&".join(query), fragment=""))
+
+    @property
+    def stream_type(self) -> str:
+        """The content type a streamed answer of the wire has (the wire table's)."""
+        return WIRES[self.wire].content_type()
 
     def headers(self, *, streamed: bool) -> dict[str, str]:
         """The wire's headers, the key in the header its API reads it from."""
@@ -212,10 +214,10 @@ def _post(
         raise CannotRun(f"HTTP {status}: the key was refused ({_detail(body, endpoint)})")
     if status != 200:
         refused = f"HTTP {status}: {_detail(body, endpoint)}"
-    elif streamed and kind.split(";")[0].strip().lower() not in STREAM_TYPES[endpoint.wire]:
+    elif streamed and kind.split(";")[0].strip().lower() != endpoint.stream_type:
         raise CannotRun(
             f"{scenario}: a streamed request was answered with {kind or 'no content type'!r}, "
-            f"not a stream ({' or '.join(STREAM_TYPES[endpoint.wire])}); is "
+            f"not a stream ({endpoint.stream_type}); is "
             f"{scrub.url(endpoint.base_url)} a {endpoint.wire} endpoint?"
         )
     return Exchange(scenario, streamed, url, request, status, kind, body, seconds, refused)

@@ -21,9 +21,10 @@ from typing import Any
 from ..cassettes import CHAT
 from ..profiles import Suite
 from ..synthesize import wire_request
+from ..wires import NAMES
 
-#: The wires a probe speaks, chat completions first.
-WIRES = (CHAT, "responses", "anthropic", "gemini", "ollama")
+#: The wires a probe speaks: every wire of the table, chat completions first.
+WIRES = NAMES
 REASONING = "reasoning_then_call"
 #: The token limit of the cut scenario: far too few for the arguments asked for.
 CUT_LIMIT = 16
