@@ -34,7 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--base-url",
         required=True,
         help="the base URL as the wire's SDK takes it (http://host:8000/v1 for chat and "
-        "responses, the host's root for anthropic, gemini and ollama); the API root may be left out",
+        "responses, the host's root for anthropic, gemini and ollama; the API root may be "
+        "left out)",
     )
     parser.add_argument("--model", required=True, help="the model name the endpoint serves")
     parser.add_argument(

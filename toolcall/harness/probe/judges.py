@@ -24,7 +24,7 @@ from jsonschema import Draft202012Validator
 
 import toolcall
 
-from .. import fingerprint, walk
+from .. import fingerprint, wires
 from ..cassettes import CHAT
 from ..profiles import Provider
 from .answers import Answer, Unreadable, read
@@ -316,7 +316,7 @@ def _profile(scenario: Scenario, exchange: Exchange, profile: Provider, say: _Sa
         return
     try:
         observed = fingerprint.observe(exchange.body)
-    except walk.UnreadableStream:
+    except wires.UnreadableBody:
         return
     cell = profile.cells.get(scenario.name) if scenario.suite else None
     declared = dict(cell.quirks if cell is not None else profile.quirks)
