@@ -21,7 +21,7 @@ from typing import Any
 
 import toolcall
 
-from .. import accept, cassettes, fingerprint, scrub, secrets
+from .. import accept, cassettes, fingerprint, scrub, secrets, wires
 from ..cassettes import CHAT
 from ..profiles import Suite
 from ..record import Recorded
@@ -95,7 +95,10 @@ def accept_route(
     for exchange, path in saved:
         if exchange.scenario not in suite.scenarios:
             continue
-        observed = fingerprint.observe(exchange.body)
+        try:
+            observed = fingerprint.observe(exchange.body)
+        except wires.UnreadableBody:
+            continue  # a stream the fingerprint cannot read shows no fact (the judges said why)
         seen = {k: v for k, v in observed.quirks.items() if v is not None}
         ids = [i for i in observed.ids if i]
         if ids:
