@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 
-from toolcall.harness import matrix, serve
+import toolcall
+from toolcall.harness import cassettes, matrix, serve
 from toolcall.harness.cli import COMMANDS, parser
 from toolcall.harness.probe import family, judges, runner, scenarios
 from toolcall.harness.profiles import Suite, load_suite
@@ -281,8 +282,7 @@ def test_toolcall_serve_is_sound_on_the_streams_it_serves(tmp_path: Path) -> Non
 
 
 def test_accept_writes_the_routes_facts_and_cassettes_into_a_checkout(tmp_path: Path) -> None:
-    for name in ("providers.yaml", "scenarios.yaml", "routes.yaml"):
-        shutil.copy(ROOT / name, tmp_path / name)
+    copy_of_the_suite(tmp_path)
     before = (tmp_path / "routes.yaml").read_text()
     with model_server() as (root, _seen):
         code = command(
@@ -429,3 +429,40 @@ def test_each_difference_from_the_familys_profile_is_the_routes_quirk(
     assert out.count("QUIRK    profile_differs: quirks.") == len(quirks)
     assert other["family"] == "other"
     assert "profile_differs" not in {f["code"] for f in other["findings"]}
+
+
+def copy_of_the_suite(folder: Path) -> Suite:
+    for name in ("providers.yaml", "scenarios.yaml", "routes.yaml"):
+        shutil.copy(ROOT / name, folder / name)
+    return load_suite(folder)
+
+
+@pytest.mark.parametrize("wire", ["chat", "gemini"])
+def test_save_writes_cassettes_of_a_route_where_record_writes_without_accept(
+    wire: str, tmp_path: Path
+) -> None:
+    suite = copy_of_the_suite(tmp_path)
+    with model_server() as (root, _seen):
+        code = command(
+            "--base-url",
+            base(root, wire),
+            "--model",
+            "qwen3-max",
+            "--wire",
+            wire,
+            "--client",
+            "toolcall",
+            "--scenario",
+            "single_call",
+            "--save",
+            suite=suite,
+        )
+    folder = tmp_path / "reports" / "pending" / "cassettes" / "qwen" / "routes" / "probe"
+    path = folder / ("" if wire == "chat" else f"wires/{wire}") / "single_call.yaml"
+    cassette = cassettes.load(path)
+    body = cassettes.response_body(cassette)
+    assert code == 0 and toolcall.assemble(body, wire=wire).tool_calls[0].function.name == (
+        "get_weather"
+    )
+    assert cassette["metadata"]["provenance"]["route"] == "probe"
+    assert not (tmp_path / "cassettes").exists()
