@@ -78,7 +78,8 @@ def test_a_sound_server_is_sound_on_every_wire(wire: str, tmp_path: Path) -> Non
         "several_calls",
         "cut_arguments",
     ]
-    assert all(s["streamed"]["status"] == "read" for s in document["scenarios"][:2])
+    assert [s["streamed"]["status"] for s in document["scenarios"]] == ["read", "read", "cut"]
+    assert document["scenarios"][2]["unstreamed"]["status"] == "cut"
     assert document["clients"][0]["name"] == "toolcall"
     assert document["clients"][0]["failed"] == []
 

@@ -111,6 +111,8 @@ class Seen:
 class _Read:
     turn: Any = None  # a toolcall.Turn, or an Answer
     fragments: dict[int, int] | None = None
+    #: the answer said it was cut at the token limit (what the cut scenario asks for)
+    cut: bool = False
 
 
 def judge(
@@ -161,7 +163,8 @@ def _judge_one(scenario: Scenario, wire: str, exchange: Exchange, say: _Say, see
         else _read_answer(wire, exchange, say)
     )
     turn = read_.turn
-    seen.status = "read" if turn is not None else "unreadable"
+    said_cut = read_.cut or (turn is not None and toolcall.finish_kind(turn) == "length")
+    seen.status = "cut" if said_cut else "read" if turn is not None else "unreadable"
     if turn is None:
         return read_
     seen.calls = tuple(c.function.name for c in turn.tool_calls)
@@ -192,6 +195,10 @@ def _read_stream(wire: str, exchange: Exchange, say: _Say) -> _Read:
                 fragments.setdefault(event.index, 0)
             elif isinstance(event, toolcall.TurnDone):
                 return _Read(event.turn, fragments)
+    except toolcall.TruncatedError as exc:
+        if say.scenario.cut:
+            return _Read(None, fragments, cut=True)  # the cut was reported, as asked
+        return _Read(_refusal(exc, exchange, say), fragments)
     except toolcall.ToolCallError as exc:
         return _Read(_refusal(exc, exchange, say), fragments)
     say("stream_unreadable", "the stream ended without a turn", None)
@@ -202,15 +209,13 @@ def _refusal(exc: toolcall.ToolCallError, exchange: Exchange, say: _Say) -> Any:
     """The finding of what the library refused; the turn when the refusal carries one."""
     text = str(exc)
     if isinstance(exc, toolcall.UnsoundTurnError):
-        code = (
-            "name_special_tokens" if "name" in text.split(":")[0] + text[:40] else "calls_missing"
-        )
+        code = "name_special_tokens" if getattr(exc, "name", None) else "calls_missing"
         say(code, text, getattr(exc, "name", None) or "finish")
         return exc.turn
-    if isinstance(exc, toolcall.TruncatedError):
-        if say.scenario.cut:
-            return None  # the cut was reported: what the scenario asks for
+    if isinstance(exc, toolcall.TruncatedError) and not say.scenario.cut:
         say("stream_cut", text, "")
+    elif isinstance(exc, toolcall.TruncatedError):
+        pass  # an unstreamed answer cut as asked, read as a stream
     elif isinstance(exc, toolcall.ArgumentsError) and say.scenario.cut:
         say(
             "finish_not_length",
@@ -235,7 +240,7 @@ def _read_answer(wire: str, exchange: Exchange, say: _Say) -> _Read:
         say("answer_unreadable", str(exc), None)
         return _Read()
     if say.scenario.cut and toolcall.finish_kind(answer) == "length":
-        return _Read(None)
+        return _Read(None, cut=True)
     try:
         return _Read(toolcall.assemble(as_stream(answer, wire)))
     except toolcall.ToolCallError as exc:
