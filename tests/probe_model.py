@@ -27,6 +27,7 @@ FAULTS = (
     "index_zero",  # every call on index 0 (ollama #15457): chat only
     "buffered",  # the arguments sent whole, in one fragment: a note, not a fault
     "not_stream",  # a streamed request answered with one JSON document
+    "stop_lie",  # the finish says stop (end_turn) with calls (litellm #21041)
 )
 
 
@@ -135,7 +136,8 @@ def _finish(turn: Turn, fault: str, said: dict[str, str]) -> str:
     """The wire's word: `said` maps stop, calls and length."""
     if turn.cut and fault != "length_lie":
         return said["length"]
-    return said["calls"] if turn.calls and fault != "markup" else said["stop"]
+    lie = fault in ("markup", "stop_lie")
+    return said["calls"] if turn.calls and not lie else said["stop"]
 
 
 def _markup(turn: Turn, fault: str) -> str:

@@ -94,6 +94,7 @@ FAULTS: dict[str, tuple[tuple[str, ...], str, set[str]]] = {
     "no_usage": (("chat", "responses", "gemini", "ollama"), "single_call", {"usage_missing"}),
     "drop_brace": (("chat", "responses", "anthropic"), "single_call", {"arguments_not_json"}),
     "no_end": (("chat", "anthropic"), "single_call", {"done_absent"}),
+    "stop_lie": (("chat", "anthropic"), "single_call", {"stop_with_tool_calls"}),
 }
 #: Each fault on chat runs in `make test`; on the other wires in `make check`.
 FAULT_CASES = [

@@ -174,7 +174,7 @@ def _judge_one(scenario: Scenario, wire: str, exchange: Exchange, say: _Say, see
             continue  # Ollama says `stop` with calls or without: its own word, no lie
         say(diagnostic.code, diagnostic.message, _needle(diagnostic.code, turn))
     _calls(scenario, turn, say)
-    _finish_and_usage(scenario, turn, say)
+    _finish_and_usage(scenario, wire, turn, say)
     if read_.fragments is not None and turn.tool_calls:
         buffered = all(n <= 1 for n in read_.fragments.values())
         seen.arguments = "buffered" if buffered else "streamed"
@@ -300,9 +300,17 @@ def _calls(scenario: Scenario, turn: Any, say: _Say) -> None:
             )
 
 
-def _finish_and_usage(scenario: Scenario, turn: Any, say: _Say) -> None:
-    """A cut turn says `length`; usage is there (the probe always asks for it)."""
+#: The words of a wire that claim the model ended without calls, where it has one for calls.
+_NO_CALLS_SAID = {"anthropic": ("end_turn", "stop_sequence")}
+
+
+def _finish_and_usage(scenario: Scenario, wire: str, turn: Any, say: _Say) -> None:
+    """A cut turn says `length`, a turn with calls does not say it ended without them; usage
+    is there (the probe always asks for it)."""
     kind = toolcall.finish_kind(turn)
+    if turn.tool_calls and turn.finish_reason in _NO_CALLS_SAID.get(wire, ()):
+        message = f"stop_reason {turn.finish_reason!r} with {len(turn.tool_calls)} call(s)"
+        say("stop_with_tool_calls", message, str(turn.finish_reason))
     if scenario.cut and kind != "length":
         say(
             "finish_not_length",
