@@ -28,6 +28,7 @@ FAULTS = (
     "buffered",  # the arguments sent whole, in one fragment: a note, not a fault
     "not_stream",  # a streamed request answered with one JSON document
     "stop_lie",  # the finish says stop (end_turn) with calls (litellm #21041)
+    "text_unstreamed",  # the unstreamed answer loses the text the stream has (vllm #56263)
 )
 
 
@@ -508,6 +509,8 @@ class _Handler(BaseHTTPRequestHandler):
         request = json.loads(raw)
         streamed = by_path if wire == "gemini" else request.get("stream", wire == "ollama")
         turn, _limit = decide(wire, request)
+        if fault == "text_unstreamed" and not streamed:
+            turn.text = ""
         body = RENDER[wire](turn, fault, bool(streamed))
         kind = "application/json"
         if streamed and fault == "not_stream":

@@ -130,6 +130,17 @@ def test_buffered_arguments_are_said_not_failed(wire: str, tmp_path: Path) -> No
     assert "arguments_streamed" in {f["code"] for f in streamed["findings"]}
 
 
+@pytest.mark.parametrize("wire", scenarios.WIRES)
+def test_text_only_one_answer_has_is_said(wire: str, tmp_path: Path) -> None:
+    with model_server() as (root, _seen):
+        code, document = probe(
+            tmp_path, base(root, wire, "text_unstreamed"), wire, "--scenario", "single_call"
+        )
+    found = {f["code"]: f for f in document["findings"]}
+    assert code == 0 and found["text_disagrees"]["severity"] == "note"
+    assert "only the streamed answer has text" in found["text_disagrees"]["message"]
+
+
 def test_every_call_on_index_zero_is_the_routes_quirk_not_a_failure(tmp_path: Path) -> None:
     with model_server() as (root, _seen):
         code, document = probe(

@@ -52,6 +52,11 @@ OWN: dict[str, tuple[str, str]] = {
     "finish_not_length": (FAILURE, "a turn cut at the token limit does not say `length`"),
     "usage_missing": (FAILURE, "no usage, though it was asked for"),
     "answers_disagree": (FAILURE, "the streamed and unstreamed answers call different tools"),
+    "text_disagrees": (
+        NOTE,
+        "the same calls streamed and unstreamed, but only one answer has text (a model may vary; "
+        "a server whose two paths differ does it every time: --repeat tells)",
+    ),
     "profile_differs": (QUIRK, "the stream differs from the family's profile: the route's quirk"),
     "arguments_streamed": (NOTE, "the arguments arrived in several fragments"),
     "arguments_buffered": (NOTE, "each call's arguments arrived whole, in one fragment"),
@@ -361,12 +366,18 @@ def _agree(scenario: Scenario, reads: dict[bool, _Read], into: list[Finding], re
         return
     mine = sorted(c.function.name for c in streamed.turn.tool_calls)
     theirs = sorted(c.function.name for c in unstreamed.turn.tool_calls)
+    said = {(f.code, f.streamed) for f in into if f.scenario == scenario.name}
     if theirs and not mine:
-        message = f"the unstreamed answer calls {theirs}, the stream calls nothing"
-        into.append(Finding("calls_missing", scenario.name, True, message, "", repeat))
+        if ("calls_missing", True) not in said:  # the library may have said it already
+            message = f"the unstreamed answer calls {theirs}, the stream calls nothing"
+            into.append(Finding("calls_missing", scenario.name, True, message, "", repeat))
     elif mine != theirs:
         message = f"streamed calls {mine}, unstreamed calls {theirs}"
         into.append(Finding("answers_disagree", scenario.name, True, message, "", repeat))
+    elif bool(streamed.turn.content.strip()) != bool(unstreamed.turn.content.strip()):
+        where = "streamed" if streamed.turn.content.strip() else "unstreamed"
+        message = f"the same calls, but only the {where} answer has text"
+        into.append(Finding("text_disagrees", scenario.name, True, message, "", repeat))
 
 
 #: The most bytes an excerpt shows.

@@ -117,8 +117,8 @@ def terminal(report: Report) -> str:
     for found in first_of_each(report.probe.findings).values():
         code = found[0].code
         severity = CODES[code][0]
-        if severity == NOTE and code != "request_refused":
-            continue
+        if severity == NOTE and code not in ("request_refused", "text_disagrees"):
+            continue  # how the arguments came is in the JSON, per answer
         where = sorted(
             {f"{f.scenario} ({'streamed' if f.streamed else 'unstreamed'})" for f in found}
         )
