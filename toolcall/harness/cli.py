@@ -20,6 +20,7 @@ from pathlib import Path
 from . import recordings
 from .commands import (
     add_provider,
+    case,
     conformance,
     matrix,
     probe,
@@ -54,6 +55,7 @@ COMMANDS: dict[str, Command] = {
         "record": record,
         "add-provider": add_provider,
         "matrix": matrix,
+        "case": case,
         "publish": publish,
         "serve": serve,
         "gateways": gateways,

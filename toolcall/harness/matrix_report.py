@@ -28,8 +28,9 @@ MARKS = "marks: ok = pass, FAIL = wrong answer, crash = no answer, skip = cut of
 #: Said under every matrix: who decides what the right answer is, per kind of row.
 JUDGES = (
     "judged by: published/<name> rows, the expectation written by hand beside the recording; "
-    "scenario rows (synthesized cassettes), the reference's own turn for the same bytes plus the "
-    "scenario's expect schema; *_truncated rows, that the cut is reported; <wire>/<name> rows "
+    "scenario rows (synthesized cassettes, on chat and as provider@wire rows on the other wires), "
+    "the reference's own turn for the same bytes plus the scenario's expect schema; "
+    "*_truncated rows, that the cut is reported; <wire>/<name> rows "
     "(Responses, Anthropic, Gemini, Ollama recordings), the expectation written by hand beside "
     "the recording, with a cell for the implementations that read that wire"
 )
@@ -98,10 +99,7 @@ def text(matrix: Matrix) -> str:
     skipped = _skipped(matrix)
     if failures or skipped:
         lines.append("")
-    lines += [
-        _cut(f"FAIL {r.implementation} {r.provider}/{r.scenario}: {r.verdict.reason}")
-        for r in failures
-    ]
+    lines += [_cut(f"FAIL {r.implementation} {_named(r)}: {r.verdict.reason}") for r in failures]
     lines += [_cut(f"SKIP {name}: {count} cells {why}") for name, count, why in skipped]
     if any(line.endswith("...") for line in lines):
         lines.append("(lines cut to fit; --markdown and --json write every name and reason whole)")
@@ -132,6 +130,12 @@ def _grid(
             provider.ljust(provider_width) + shown + "".join(m.rjust(mark_width) for m in marks)
         )
     return lines
+
+
+def _named(result: Result) -> str:
+    """A failing cell's case, by the id `toolcall case` and `--case` take (its row and column
+    for a result made without one)."""
+    return result.case or f"{result.provider}/{result.scenario}"
 
 
 def _short_mark(result: Result | None) -> str:
@@ -180,8 +184,7 @@ def markdown(matrix: Matrix) -> str:
     if failures or skipped:
         lines += ["", "## Failures", ""]
         lines += [
-            f"- {r.implementation}, {r.provider} / {r.scenario}: {_escape(r.verdict.reason)}"
-            for r in failures
+            f"- {r.implementation}, {_named(r)}: {_escape(r.verdict.reason)}" for r in failures
         ]
         lines += [f"- {name}: {count} cells {_escape(why)}" for name, count, why in skipped]
     if matrix.not_applicable:

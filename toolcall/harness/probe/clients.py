@@ -16,7 +16,8 @@ from typing import Any, TextIO
 
 import toolcall
 
-from .. import matrix, streams
+from .. import matrix, scrub, streams
+from ..case import Case
 from ..peers import Call
 from ..verdict import Expected
 from .runner import Exchange
@@ -79,7 +80,15 @@ def run(
     selects (all when None)."""
     implementations, unavailable = matrix.roster(names, [], timeout=timeout)
     cases = [
-        matrix.Case("probe", e.scenario, e.chat, expected(wire, e.body), e.body, wire=wire)
+        Case.captured(
+            f"probe@{wire}-{e.scenario}",
+            wire,
+            e.scenario,
+            e.chat,
+            e.body,
+            expected(wire, e.body),
+            scrub.url(e.url),
+        )
         for e in captured
         if e.streamed and e.refused is None
     ]

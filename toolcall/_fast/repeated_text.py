@@ -4,7 +4,8 @@ making that string text again.
 Responses repeats a call's arguments whole three times (`.done`, the finished item, the finished
 response), each a JSON string inside an event as long as the arguments. Decoded, each repetition
 is the event's text and the string read from it, beside the arguments already held: five times
-their size at once. Here the event stays the UTF-8 bytes it came in (`_long.LongEvent`):
+their size at once. Here the event stays the UTF-8 bytes it came in
+(`_framing.long_events.LongEvent`):
 
 - the text already held is written as a JSON string, a window at a time, and its first window is
   searched for in the bytes; each following window must follow it exactly, then a closing quote.

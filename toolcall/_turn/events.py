@@ -18,9 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ._partial import ArgumentsChange
-from ._turn import Turn
-from ._types import ToolCall, written_when_read_type
+from .._calls.call_types import ToolCall, written_when_read_type
+from .partial_arguments import ArgumentsChange
+from .turn import Turn
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +137,8 @@ def fragment_written_when_read(
     index: int, text: Callable[[], str], changes: tuple[ArgumentsChange, ...] = ()
 ) -> ArgumentsDelta:
     """`ArgumentsDelta(index, text(), changes)`, with `text` called only when the fragment is
-    first read; `text` gives the same `str` every time (`_held.HeldArguments.text`)."""
+    first read; `text` gives the same `str` every time
+    (`_calls.held_arguments.HeldArguments.text`)."""
     event = _new(_FragmentWrittenWhenRead)
     _set_index(event, index)
     _set_written(event, text)

@@ -15,7 +15,7 @@ import json
 import re
 from typing import Any
 
-from ._errors import ProviderError, shown
+from .._errors import ProviderError, shown
 
 #: How much of an error answer is kept: error bodies are small, and a long page is cut.
 ERROR_BODY_BYTES = 64 * 1024

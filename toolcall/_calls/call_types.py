@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from ._errors import StreamError
-from ._fields import wire_arguments, wire_index, wire_object, wire_text
+from .._errors import StreamError
+from .delta_fields import wire_arguments, wire_index, wire_object, wire_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,10 +49,11 @@ def written_when_read_type(public: type[T], field_name: str) -> type[T]:
     Arguments that arrive as an object (Gemini, Ollama, Anthropic's `input`) are written as
     text only when somebody reads them: a caller who takes the parsed `Turn.arguments`, as most
     do, never pays for a megabyte written back from the object the wire sent, nor holds it.
-    The callable is the one cell every holder of a call's text asks (`_held.HeldArguments`),
-    so the text is written once, from the cell's own copy of the object. The subclass is
-    equal to, hashes, shows, pickles and copies as `public` with the field written, and is
-    named as `public`, so `type(x).__name__` says what the value is, not how it is held.
+    The callable is the one cell every holder of a call's text asks
+    (`_calls.held_arguments.HeldArguments`), so the text is written once, from the cell's own copy
+    of the object. The subclass is equal to, hashes, shows, pickles and copies as `public` with the
+    field written, and is named as `public`, so `type(x).__name__` says what the value is, not how
+    it is held.
     """
     setter = public.__dict__[field_name].__set__
     names = [field.name for field in dataclasses.fields(public)]  # type: ignore[arg-type]
@@ -98,7 +99,7 @@ _get_text = _WrittenWhenRead.__dict__["_text"].__get__
 def written_when_read(name: str, text: Callable[[], str]) -> ToolCallFunction:
     """`ToolCallFunction(name, text())`, with `text` called only when the arguments are first
     read. `text` must give the same `str` every time and must not fail: both hold for
-    `_held.HeldArguments.text`."""
+    `_calls.held_arguments.HeldArguments.text`."""
     function = object.__new__(_WrittenWhenRead)
     _set_name(function, name)
     _set_text(function, text)
@@ -134,7 +135,8 @@ class Delta:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Delta:
-        """Read one element of `delta.tool_calls`, as `Assembler.feed` reads it (`_fields`)."""
+        """Read one element of `delta.tool_calls`, as `Assembler.feed` reads it
+        (`_calls.delta_fields`)."""
         index = wire_index(data.get("index"))
         function = data.get("function")
         function = {} if function is None else wire_object(function, "function", index)

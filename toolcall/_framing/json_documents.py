@@ -3,7 +3,7 @@ JSON array's elements): the interface the builder reads every decoder through, a
 `SSEDecoder` offers it.
 
 Neither has comments, and only the JSON array can lack its closing mark, but the builder and
-the end of a turn read every decoder alike (`_turn.Framed`), so the attributes are here with
+the end of a turn read every decoder alike (`_turn.turn.Framed`), so the attributes are here with
 the values that say so.
 """
 
@@ -12,9 +12,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import ClassVar
 
-from ._errors import ToolCallError, check_limit
-from ._long import LongEvent, tidy
-from ._sse import DEFAULT_MAX_EVENT_CHARS
+from .._errors import ToolCallError, check_limit
+from .long_events import LongEvent, tidy
+from .sse import DEFAULT_MAX_EVENT_CHARS
 
 #: A document this long is handed over as its bytes (a `LongEvent`).
 LONG_DOCUMENT_BYTES = 64 * 1024
@@ -22,7 +22,7 @@ LONG_DOCUMENT_BYTES = 64 * 1024
 
 class DocumentDecoder(ABC):
     """The state every such decoder keeps, and the shortcut's interface answered by default:
-    no envelope, so no event is ever taken without the decoder (`_shortcut`).
+    no envelope, so no event is ever taken without the decoder (`_fast.shortcut`).
 
     A document is held as bytes until it ends, then decoded; one of at least `long_from`
     bytes is handed over as a `LongEvent` instead. Decoded whole, a megabyte document cost
@@ -50,7 +50,7 @@ class DocumentDecoder(ABC):
         return None
 
     def passed(self, size: int) -> None:  # noqa: B027 (nothing to count, unless overridden)
-        """A slice of `size` bytes was one event read without this decoder (`_shortcut`)."""
+        """A slice of `size` bytes was one event read without this decoder (`_fast.shortcut`)."""
 
     @abstractmethod
     def take(self, data: bytes) -> list[str | LongEvent]:

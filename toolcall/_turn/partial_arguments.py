@@ -53,8 +53,8 @@ import re
 from collections.abc import Iterator
 from typing import Any, Literal, NamedTuple, NoReturn
 
-from ._errors import ArgumentsError, UsageError, shown
-from ._json import MAX_DEPTH
+from .._errors import ArgumentsError, UsageError, shown
+from .._json import MAX_DEPTH
 
 # Scanner states, kept as small integers for a quick dispatch in the hot loop.
 _BEFORE = 0  # nothing but whitespace yet: the object's `{` comes next

@@ -3,15 +3,15 @@ array's element of at least 64 KiB (a whole call, a repetition of one, a megabyt
 
 Its decoder hands it over as bytes rather than text, and the reader reads it from them where
 the backend can (`_json.utf8_reader`), checks it without reading it (Responses' repetitions,
-`_repeated`), or makes it text a window at a time: a megabyte payload costs its bytes and the
-value read from them, rather than its text, that text widened, and the value.
+`_fast.repeated_text`), or makes it text a window at a time: a megabyte payload costs its bytes and
+the value read from them, rather than its text, that text widened, and the value.
 """
 
 from __future__ import annotations
 
 import codecs
 
-from ._errors import StreamError
+from .._errors import StreamError
 
 #: Bytes a `LongEvent` is decoded by at a time.
 _DECODED_BY = 64 * 1024

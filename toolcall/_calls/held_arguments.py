@@ -1,11 +1,12 @@
 """An arguments object held to be written as text later, and how long that text can be.
 
 Gemini, Ollama and Anthropic's `input` send a call's arguments as an object; the call's text is
-written from it only when somebody reads `function.arguments` (`_types.written_when_read`). Two
-things are needed to wait: a copy of the object that nobody else holds (the caller may change
-`Turn.arguments`, and the text must stay what the model sent), and a bound on the text's length,
-so `max_argument_chars` is checked without writing it. Both come from one walk over the object.
-Only its containers are copied: strings and numbers are immutable and shared.
+written from it only when somebody reads `function.arguments`
+(`_calls.call_types.written_when_read`). Two things are needed to wait: a copy of the object that
+nobody else holds (the caller may change `Turn.arguments`, and the text must stay what the model
+sent), and a bound on the text's length, so `max_argument_chars` is checked without writing it. Both
+come from one walk over the object. Only its containers are copied: strings and numbers are
+immutable and shared.
 
 The bound is generous (a character of a string takes at most six written: `\\u001f`), and exact
 is never needed: an assembler counts the bound, and only when a limit would be crossed writes

@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from ._errors import StreamError, shown
+from .._errors import StreamError, shown
 
 
 def wire_index(raw: Any) -> int | None:

@@ -3,7 +3,7 @@
 When the body ends, what the reader gathered (stop reasons, text, usage) and the calls the
 assembler holds are checked here once: a call that never got a name, stop reasons that conflict,
 a cut, arguments that are not one JSON object. Nothing here knows a wire, a framing or the
-builder: it reads them through the small interfaces below, so the events (`_events`), which
+builder: it reads them through the small interfaces below, so the events (`_turn.events`), which
 carry a `Turn`, import nothing above this module.
 """
 
@@ -13,13 +13,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from ._diagnostics import Diagnostic
-from ._errors import StreamError, TruncatedError
-from ._finish import CALLS_CLAIMED
-from ._markup import markup_in, name_flaw
-from ._runs import TextRuns
-from ._types import CUSTOM, ServerToolCall, ToolCall
-from ._validation import parse_arguments
+from .._calls.call_types import CUSTOM, ServerToolCall, ToolCall
+from .._errors import StreamError, TruncatedError
+from .._fast.text_runs import TextRuns
+from .diagnostics import Diagnostic
+from .finish_reasons import CALLS_CLAIMED
+from .markup import markup_in, name_flaw
+from .validation import parse_arguments
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,7 +265,7 @@ def _note_stream(diagnostics: list[Diagnostic], reader: Gathered, framing: Frame
 
 
 def _markup_found(where: str, text: str) -> list[Diagnostic]:
-    """A diagnostic for each format of tool-call markup `text` holds (`_markup`)."""
+    """A diagnostic for each format of tool-call markup `text` holds (`_turn.markup`)."""
     return [
         Diagnostic(
             "tool_call_in_text",

@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ._json import holds_surrogate
+from .._json import holds_surrogate
 
 #: The C string decoder behind `json.loads` (typeshed does not declare it).
 scanstring: Callable[[str, int], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
@@ -249,7 +249,7 @@ def _varying_tail(suffix: str, chunk: dict[str, Any]) -> str | None:
 STRING_HOLE, INTEGER_HOLE = 0, 1
 #: The whitespace a template lets vary around an event's closing brace: JSON's, but for the
 #: line ends, which no event of a line framing holds (so that a match is always one line:
-#: `_shortcut` relies on it).
+#: `_fast.shortcut` relies on it).
 _PADDING = " \t"
 #: An integer both backends read alike: short of 19 digits (see `_json._integer`).
 _SHORT_INTEGER = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")
@@ -286,7 +286,7 @@ class WireTemplate:
         self.wire_index = wire_index
         #: Where a match's fragment goes, set by the reader that learned the template, as
         #: nothing it looked at can change while the template lives: most often the call the
-        #: fragment is arguments of (`Assembler.extend` with that call); for Vertex's
+        #: fragment is arguments of (`CallTable.extend` with that call); for Vertex's
         #: `partialArgs`, the string value the piece goes on.
         self.sink: Callable[[str], None] | None = None
 

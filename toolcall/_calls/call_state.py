@@ -1,12 +1,12 @@
 """The state of one call while it is assembled, on its own so that the watcher that reports it
-(`_watch`) and the assembler that fills it import it from below, not from each other."""
+(`_turn.call_watcher`) and the assembler that fills it import it from below, not from each other."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ._closer import ObjectCloser
-from ._held import HeldArguments
+from .held_arguments import HeldArguments
+from .object_closer import ObjectCloser
 
 
 class CallState:
@@ -47,7 +47,8 @@ class CallState:
         # Where (in characters) each fragment that re-sent everything so far began.
         self.resend_at: list[int] = []
         self.extra_content: dict[str, Any] | None = None
-        # Where the arguments stand, for a watcher (`_watch`) when the caller asked for events.
+        # Where the arguments stand, for a watcher (`_turn.call_watcher`) when the caller asked for
+        # events.
         self.closer: ObjectCloser | None = None
         # The last of id, name or type that changed once arguments had begun, and how many
         # characters of them there were then: `complete()` checks it was not after they closed.
@@ -57,7 +58,7 @@ class CallState:
         # watcher and the turn take it rather than parse its text back.
         self.value: dict[str, Any] | None = None
         # While that object's text is not written into `parts` yet: the cell that writes it
-        # (`_held`), shared with the events and the turn that report it.
+        # (`_calls.held_arguments`), shared with the events and the turn that report it.
         self.unwritten: HeldArguments | None = None
 
     def write(self) -> None:

@@ -15,10 +15,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ._closer import JSON_WHITESPACE
-from ._errors import ArgumentsError, TruncatedError
-from ._json import Refused, loads_arguments
-from ._types import ToolCall
+from .._calls.call_types import ToolCall
+from .._calls.object_closer import JSON_WHITESPACE
+from .._errors import ArgumentsError, TruncatedError
+from .._json import Refused, loads_arguments
 
 #: The four characters JSON allows between tokens (RFC 8259, section 2).
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ._documents import DocumentDecoder
-from ._errors import LimitExceeded, StreamError, ToolCallError
-from ._long import LongEvent
-from ._sse import DEFAULT_MAX_EVENT_CHARS, Span
+from .._errors import LimitExceeded, StreamError, ToolCallError
+from .json_documents import DocumentDecoder
+from .long_events import LongEvent
+from .sse import DEFAULT_MAX_EVENT_CHARS, Span
 
 _OUTSIDE = re.compile(rb'["{}\[\]]')
 _INSIDE = re.compile(rb'["\\]')

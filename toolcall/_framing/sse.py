@@ -31,8 +31,8 @@ import codecs
 from collections.abc import Callable, Iterator
 from typing import ClassVar, NamedTuple, cast
 
-from ._errors import LimitExceeded, StreamError, check_limit
-from ._long import LongEvent
+from .._errors import LimitExceeded, StreamError, check_limit
+from .long_events import LongEvent
 
 __all__ = ["DEFAULT_MAX_EVENT_CHARS", "SSEDecoder", "Span", "spans"]
 

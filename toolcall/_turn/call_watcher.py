@@ -3,9 +3,10 @@
 The assembler stays the Go twin (deltas in, calls out) and knows nothing of events; it tells a
 watcher of each arguments fragment it keeps, after routing, so the fragment is reported against
 the call it really went to, whatever the wire's index said. The watcher settles a call's name at
-its first fragment, reports the fragment, and when the call's arguments close (`_closer`) parses
-them once and reports the call done. At the end of the turn every call is reported started and
-done; a call reported early was checked by the assembler: nothing arrived for it after.
+its first fragment, reports the fragment, and when the call's arguments close
+(`_calls.object_closer`) parses them once and reports the call done. At the end of the turn every
+call is reported started and done; a call reported early was checked by the assembler: nothing
+arrived for it after.
 """
 
 from __future__ import annotations
@@ -13,20 +14,20 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ._call import CallState
-from ._closer import JSON_WHITESPACE, ObjectCloser
-from ._errors import ArgumentsError
-from ._events import (
+from .._calls.call_state import CallState
+from .._calls.call_types import ToolCall, ToolCallFunction, same_arguments, written_when_read
+from .._calls.held_arguments import HeldArguments
+from .._calls.object_closer import JSON_WHITESPACE, ObjectCloser
+from .._errors import ArgumentsError
+from .._json import loads_arguments
+from .events import (
     Event,
     ToolCallDone,
     ToolCallStarted,
     arguments_delta,
     fragment_written_when_read,
 )
-from ._held import HeldArguments
-from ._json import loads_arguments
-from ._partial import ArgumentsChange, PartialArguments, not_json
-from ._types import ToolCall, ToolCallFunction, same_arguments, written_when_read
+from .partial_arguments import ArgumentsChange, PartialArguments, not_json
 
 #: The closer of a call whose input is free text: spoiled from the start, it never scans a
 #: fragment nor says the input closed; the wire says when it is complete (`input_done`).
@@ -174,7 +175,7 @@ class CallWatcher:
         """End of turn: report every call not reported yet, custom calls with empty arguments.
 
         A call reported done early needs no second report: the assembler refuses anything that
-        arrived for it after its arguments closed (`Assembler._check_not_reopened`), so it is
+        arrived for it after its arguments closed (`CallTable._check_not_reopened`), so it is
         the call the turn holds.
         """
         pairs = [*zip(calls, arguments, strict=True), *((call, {}) for call in custom)]

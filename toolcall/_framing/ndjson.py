@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ._documents import DocumentDecoder
-from ._errors import LimitExceeded, StreamError
-from ._long import LongEvent
-from ._sse import DEFAULT_MAX_EVENT_CHARS, Span, by_lines
+from .._errors import LimitExceeded, StreamError
+from .json_documents import DocumentDecoder
+from .long_events import LongEvent
+from .sse import DEFAULT_MAX_EVENT_CHARS, Span, by_lines
 
 
 class NDJSONDecoder(DocumentDecoder):

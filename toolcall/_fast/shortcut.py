@@ -3,10 +3,10 @@
 A live socket hands the builder one event at a time, and in a streamed call nearly every event
 is the one before with another few characters of arguments (or of text). The framing's decoder
 and the wire's reader each already take such an event by its envelope without decoding it
-(`_sse`, `_templates`), but passing it from one to the other costs more than reading it: on the
-short events of Anthropic's and the Responses API's wires, the calls between them were most of
-the cost. So once the framing says how the last event was framed (`envelope`: its bytes before
-the payload and after it) and the reader says which template the next event most likely
+(`SSEDecoder`, `_fast.templates`), but passing it from one to the other costs more than reading
+it: on the short events of Anthropic's and the Responses API's wires, the calls between them were
+most of the cost. So once the framing says how the last event was framed (`envelope`: its bytes
+before the payload and after it) and the reader says which template the next event most likely
 matches (`next_template`), the two are joined into one: the bytes of the framing and of the
 template's prefix are compared at once, the rest is made text, and the template reads it.
 
@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 
 class Template(Protocol):
-    """What a wire's reader learned of the last event's envelope (`_templates`)."""
+    """What a wire's reader learned of the last event's envelope (`_fast.templates`)."""
 
     @property
     def prefix(self) -> str: ...

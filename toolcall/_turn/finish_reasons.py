@@ -37,7 +37,7 @@ _ENDED = frozenset(
     }
 )
 #: The words that say the model ended its turn to have tools run: a turn that holds no call
-#: under one of them lost the calls it ended for (`_turn.end_turn`). The other wires say the
+#: under one of them lost the calls it ended for (`_turn.turn.end_turn`). The other wires say the
 #: same word with calls or without, so they claim nothing.
 CALLS_CLAIMED = frozenset(
     {
