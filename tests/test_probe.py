@@ -8,6 +8,7 @@ import json
 import shlex
 import shutil
 import socket
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -233,7 +234,7 @@ def test_what_cannot_run_is_one_line_and_exit_2(
     argv: list[str], said: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     argv = [a.replace("{port}", str(closed_port())) for a in argv]
-    assert command(*argv, "--model", "m", "--scenario", "single_call") == 2
+    assert command(*argv, "--model", "m", "--scenario", "single_call", "--client", "toolcall") == 2
     err = capsys.readouterr().err.splitlines()
     shown = [line for line in err if line.startswith("toolcall probe:")]
     assert len(shown) == 1 and said in shown[0]
@@ -253,7 +254,16 @@ def test_an_answer_that_is_not_a_stream_stops_the_probe(
 
 def test_every_request_refused_could_not_probe(capsys: pytest.CaptureFixture[str]) -> None:
     with model_server() as (root, _seen):
-        code = command("--base-url", root + "/nowhere", "--model", "m", "--scenario", "text_only")
+        code = command(
+            "--base-url",
+            root + "/nowhere",
+            "--model",
+            "m",
+            "--scenario",
+            "text_only",
+            "--client",
+            "toolcall",
+        )
     assert code == 2
     assert "every request was refused (first: text_only: HTTP 404" in capsys.readouterr().err
 
@@ -479,3 +489,33 @@ def test_save_writes_cassettes_of_a_route_where_record_writes_without_accept(
     )
     assert cassette["metadata"]["provenance"]["route"] == "probe"
     assert not (tmp_path / "cassettes").exists()
+
+
+def test_an_external_program_is_judged_on_the_streams_too(tmp_path: Path) -> None:
+    program = f"{sys.executable} {ROOT / 'examples' / 'external_assembler.py'}"
+    with model_server() as (root, _seen):
+        code, document = probe(
+            tmp_path,
+            base(root, "chat"),
+            "chat",
+            "--scenario",
+            "single_call",
+            "--scenario",
+            "several_calls",
+            "--external",
+            f"example={program}",
+        )
+    judged = {c["name"]: c for c in document["clients"]}
+    assert code == 0 and set(judged) == {"toolcall", "example"}
+    assert judged["example"]["passed"] + len(judged["example"]["failed"]) == 2
+
+
+def test_an_external_program_that_cannot_be_named_stops_before_any_request(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with model_server() as (root, seen):
+        code = command(
+            "--base-url", base(root, "chat"), "--model", "m", "--external", "no-command-given"
+        )
+    assert code == 2 and seen == []
+    assert "toolcall probe: --external" in capsys.readouterr().err

@@ -13,8 +13,9 @@ import os
 import sys
 from pathlib import Path
 
-from .. import peers, scrub, secrets
+from .. import matrix, peers, scrub, secrets
 from ..locate import require_checkout
+from ..peers.external import SpecError, environment_specs
 from ..probe import clients, family, keep, report, scenarios, session
 from ..probe.runner import Budget, CannotRun, Endpoint, Runner
 from ..profiles import ProfileError, Suite
@@ -64,6 +65,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="judge only this implementation on the streams (repeatable; default all)",
     )
+    parser.add_argument(
+        "--external",
+        action="append",
+        default=[],
+        metavar="NAME=COMMAND",
+        help="also judge this program on the streams, through the subprocess protocol "
+        "(repeatable; docs/MATRIX.md)",
+    )
     parser.add_argument("--no-clients", action="store_true", help="do not run the clients")
     parser.add_argument(
         "--save",
@@ -87,6 +96,7 @@ class Refused(Exception):
 def run(suite: Suite, args: argparse.Namespace) -> int:
     try:
         endpoint, named, chosen = _prepare(suite, args)
+        roster = None if args.no_clients else _roster(args, endpoint)
     except (Refused, ProfileError) as exc:
         print(f"toolcall probe: {exc}", file=sys.stderr)
         return 2
@@ -116,10 +126,8 @@ def run(suite: Suite, args: argparse.Namespace) -> int:
         print(f"toolcall probe: {exc}", file=sys.stderr)
         return 2
     found = None
-    if not args.no_clients:
-        found = clients.run(
-            endpoint.wire, probe.exchanges, args.client, timeout=args.timeout, progress=sys.stderr
-        )
+    if roster is not None:
+        found = clients.run(endpoint.wire, probe.exchanges, *roster, progress=sys.stderr)
     budget = {"requests": args.budget_requests, "seconds": args.budget_seconds}
     done = report.Report(
         scrub.url(args.base_url), args.model, endpoint.wire, named, budget, probe, found
@@ -153,13 +161,28 @@ def _prepare(
         chosen = scenarios.select(scenarios.scenarios(suite, named), args.scenario)
     except ValueError as exc:
         raise Refused(str(exc)) from None
-    unknown = [name for name in args.client or [] if name not in peers.builtin()]
-    if unknown:
-        raise Refused(f"--client {unknown}: unknown; known: {list(peers.builtin())}")
     key = _key(args.key_env)
     others = secrets.key_values([p.key_env for p in suite.providers.values()])
     masked = tuple(k for k in [key, *others] if k)
     return Endpoint(args.base_url, args.wire, args.model, key, masked), named, chosen
+
+
+def _roster(
+    args: argparse.Namespace, endpoint: Endpoint
+) -> tuple[list[peers.Implementation], dict[str, str]]:
+    """The implementations to judge the streams with, as `toolcall matrix` makes them (those
+    named in the environment and with --external included), checked before any request."""
+    try:
+        return matrix.roster(
+            args.client,
+            [*environment_specs(os.environ), *args.external],
+            timeout=args.timeout,
+            keys=endpoint.secrets,
+        )
+    except SpecError as exc:
+        raise Refused(f"--external {exc}") from None
+    except matrix.UnknownImplementation as exc:
+        raise Refused(f"--client: {exc}") from None
 
 
 def _key(variable: str | None) -> str | None:

@@ -10,7 +10,7 @@ client that hands over calls anyway is named.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -18,7 +18,7 @@ import toolcall
 
 from .. import matrix, scrub, streams
 from ..case import Case
-from ..peers import Call
+from ..peers import Call, Implementation
 from ..verdict import Expected
 from .runner import Exchange
 
@@ -71,14 +71,13 @@ def expected(wire: str, body: bytes) -> Expected:
 def run(
     wire: str,
     captured: Sequence[Exchange],
-    names: Sequence[str] | None,
+    implementations: Sequence[Implementation],
+    unavailable: Mapping[str, str],
     *,
-    timeout: float,
     progress: TextIO | None = None,
 ) -> Clients:
-    """The captured streams (answered, not refused) through the implementations `names`
-    selects (all when None)."""
-    implementations, unavailable = matrix.roster(names, [], timeout=timeout)
+    """The captured streams (answered, not refused) through `implementations` (what
+    `matrix.roster` made of the user's choice; `unavailable` those that cannot run here)."""
     cases = [
         Case.captured(
             f"probe@{wire}-{e.scenario}",
