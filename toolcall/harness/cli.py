@@ -22,6 +22,7 @@ from .commands import (
     add_provider,
     case,
     conformance,
+    doctor,
     matrix,
     probe,
     publish,
@@ -61,6 +62,7 @@ COMMANDS: dict[str, Command] = {
         "gateways": gateways,
         "scan": scan,
         "probe": probe,
+        "doctor": doctor,
     }.items()
 }
 

@@ -83,6 +83,8 @@ class Matrix:
     not_applicable: list[tuple[str, str, str]] = field(default_factory=list)
     #: Programs that never started or failed their handshake (also in `unavailable`).
     never_started: list[str] = field(default_factory=list)
+    #: What a column adds around the library it checks, as its program's handshake said.
+    glue: dict[str, str] = field(default_factory=dict)
 
     @property
     def reference_failed(self) -> bool:
@@ -168,6 +170,8 @@ def judge_all(
             _say(progress, f"did not start: {exc}\n")
             continue
         matrix.implementations.append((implementation.name, implementation.version))
+        if glue := getattr(implementation, "glue", ""):
+            matrix.glue[implementation.name] = glue
         column = _column(implementation, selected, began + column_budget)
         matrix.results += column
         passed = sum(r.verdict.passed for r in column)
