@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 from toolcall import _wires as library
-from toolcall.harness import peers, recordings, serve, streams, wires
+from toolcall.harness import peers, recordings, streams, wires
 from toolcall.harness.cassettes import CHAT
+from toolcall.harness.serving import routes
 from toolcall.harness.synthesize import copies
 
 ROOT = Path(__file__).parents[1]
@@ -40,7 +41,7 @@ def test_each_row_gives_serve_its_path_and_content_type() -> None:
     for name, row in wires.WIRES.items():
         assert wires.WIRE_PATHS[name] is row.path
         assert row.path.content_type == row.content_type() == wires.CONTENT_TYPES[row.framings[0]]
-        assert serve.wire_of(row.path.root + "/" + "/".join(row.path.ending)) == name
+        assert routes.wire_of(row.path.root + "/" + "/".join(row.path.ending)) == name
     assert wires.WIRES["ollama"].content_type() == "application/x-ndjson"
     assert wires.WIRES["gemini"].content_type(wires.JSON_ARRAY) == "application/json"
 
