@@ -16,7 +16,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 import toolcall
-from toolcall.harness import cassettes, matrix, serve
+from toolcall.harness import cassettes, matrix, serving
 from toolcall.harness.cli import COMMANDS, parser
 from toolcall.harness.probe import family, judges, runner, scenarios
 from toolcall.harness.profiles import Suite, load_suite
@@ -285,7 +285,7 @@ def test_the_budgets_are_shown_first_and_stop_the_run(
 def test_toolcall_serve_is_sound_on_the_streams_it_serves(tmp_path: Path) -> None:
     """The plain `toolcall serve` answers the scenarios of scenarios.yaml streamed on chat
     completions (an unstreamed request it refuses: a note, not a failure)."""
-    with serve.serving(SUITE) as running:
+    with serving.serving(SUITE) as running:
         code, document = probe(
             tmp_path,
             f"{running.base_url}/qwen/v1",
@@ -346,7 +346,7 @@ def test_the_documented_probe_of_a_local_server_runs_as_shown(
     [line] = shown_commands(text)
     assert line[0] == ".venv/bin/toolcall" and line[1] == "probe"
     monkeypatch.chdir(tmp_path)
-    with serve.serving(SUITE) as running:
+    with serving.serving(SUITE) as running:
         argv = [a.replace("http://127.0.0.1:8765", running.base_url) for a in line[2:]]
         code = command(*argv, "--client", "toolcall")
     document = json.loads((tmp_path / "reports" / "probe.json").read_text())

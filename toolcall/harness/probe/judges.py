@@ -49,6 +49,11 @@ OWN: dict[str, tuple[str, str]] = {
     "name_unknown": (FAILURE, "a call names no tool of the request"),
     "arguments_not_json": (FAILURE, "a call's arguments are not one JSON value"),
     "arguments_schema": (FAILURE, "a call's arguments do not match its tool's parameters"),
+    "arguments_disagree": (
+        FAILURE,
+        "the arguments a stream sends whole at the end differ from its fragments (resent, or "
+        "sent cumulatively)",
+    ),
     "finish_not_length": (FAILURE, "a turn cut at the token limit does not say `length`"),
     "usage_missing": (FAILURE, "no usage, though it was asked for"),
     "answers_disagree": (FAILURE, "the streamed and unstreamed answers call different tools"),
@@ -167,6 +172,9 @@ def _judge_one(scenario: Scenario, wire: str, exchange: Exchange, say: _Say, see
         if exchange.streamed
         else _read_answer(wire, exchange, say)
     )
+    shared = _shared_index(wire, exchange.body) if exchange.streamed else None
+    if shared is not None:
+        say("index_reused", shared, None)
     turn = read_.turn
     said_cut = read_.cut or (turn is not None and toolcall.finish_kind(turn) == "length")
     seen.status = "cut" if said_cut else "read" if turn is not None else "unreadable"
@@ -230,11 +238,40 @@ def _refusal(exc: toolcall.ToolCallError, exchange: Exchange, say: _Say) -> Any:
         )
     elif isinstance(exc, toolcall.ArgumentsError):
         say("arguments_not_json", text, "arguments")
+    elif "differ from its deltas" in text:  # the library's words for Responses' `.done` copy
+        say("arguments_disagree", text, "arguments")
     elif isinstance(exc, toolcall.ProviderError):
         say("provider_error", text, "error")
     else:
         say("stream_unreadable", text, None)
     return None
+
+
+def _shared_index(wire: str, body: bytes) -> str | None:
+    """Where two calls of a stream share one index on a wire whose reader keys them otherwise
+    (Responses by item id; Anthropic's blocks, which the library then refuses; Ollama's
+    `function.index`): the library's own `index_reused` covers chat completions."""
+    try:
+        payloads = [e.payload for e in wires.events(wire, body) if e.payload is not None]
+    except wires.UnreadableBody:
+        return None
+    seen: dict[Any, set[str]] = {}
+    for n, payload in enumerate(payloads):
+        if wire == "responses" and payload.get("type") == "response.output_item.added":
+            item = payload.get("item") or {}
+            seen.setdefault(payload.get("output_index"), set()).add(str(item.get("id", n)))
+        elif wire == "anthropic" and payload.get("type") == "content_block_start":
+            seen.setdefault(payload.get("index"), set()).add(str(n))
+        elif wire == "ollama":
+            for call in (payload.get("message") or {}).get("tool_calls") or []:
+                index = (call.get("function") or {}).get("index")
+                if index is not None:
+                    seen.setdefault(index, set()).add(f"{n}/{len(seen.get(index, ()))}")
+    shared = {index: found for index, found in seen.items() if len(found) > 1}
+    if not shared:
+        return None
+    index, found = next(iter(shared.items()))
+    return f"{len(found)} calls or blocks of the stream share index {index!r}"
 
 
 def _read_answer(wire: str, exchange: Exchange, say: _Say) -> _Read:

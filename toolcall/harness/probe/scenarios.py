@@ -111,13 +111,17 @@ EXTRA: tuple[Scenario, ...] = (
     ),
     Scenario(
         "several_calls",
-        "several calls in one turn: each on its own index with its own id (ollama #15457)",
+        "several calls in one turn, of one tool and of two: each on its own index with its own "
+        "id (ollama #15457, dynamo #4723)",
         {
             "messages": [
                 _SYSTEM,
-                _user("Weather in Lisbon, Paris and Tokyo: call the tool once per city, at once."),
+                _user(
+                    "Weather in Lisbon, Paris and Tokyo, and the server's time: call the tools "
+                    "once per city and once for the time, all at once."
+                ),
             ],
-            "tools": [_WEATHER],
+            "tools": [_WEATHER, _TIME],
         },
     ),
     Scenario(
