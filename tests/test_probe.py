@@ -519,3 +519,24 @@ def test_an_external_program_that_cannot_be_named_stops_before_any_request(
         )
     assert code == 2 and seen == []
     assert "toolcall probe: --external" in capsys.readouterr().err
+
+
+def test_the_bug_report_gives_the_request_the_bytes_and_the_usual_cause(tmp_path: Path) -> None:
+    report = tmp_path / "bug.md"
+    with model_server() as (root, _seen):
+        code, _document = probe(
+            tmp_path,
+            base(root, "chat", "markup"),
+            "chat",
+            "--scenario",
+            "single_call",
+            "--markdown",
+            str(report),
+        )
+    text = report.read_text()
+    section = text.split("## `tool_call_in_text`", 1)[1]
+    assert code == 1
+    assert "--tool-call-parser" in section.split("Usually caused by:", 1)[1].split("\n")[0]
+    assert '"name": "get_weather"' in section.split("```json", 1)[1].split("```", 1)[0]
+    assert "<tool_call>" in section.split("The bytes that show it:", 1)[1]
+    assert "POST http://127.0.0.1:" in section
