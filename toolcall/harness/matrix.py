@@ -27,7 +27,7 @@ from __future__ import annotations
 import copy
 import json
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -37,14 +37,26 @@ import toolcall
 from . import recordings, streams
 from .cassettes import cassette_path
 from .checks import conformance_document
-from .peers import CHAT, Call, Factory, Implementation, Stream, Unavailable, builtin, reads
+from .peers import (
+    CHAT,
+    Assembled,
+    Call,
+    Factory,
+    Implementation,
+    Stream,
+    Unavailable,
+    builtin,
+    reads,
+)
 from .peers.external import External, StartFailed, TimedOut, parse_spec
 from .peers.reference import Reference
-from .profiles import Suite
+from .profiles import DIRECT, Suite
 from .replay import ReplayError, no_network, replay, replay_own_request
 from .verdict import Expected, Verdict, judge
 
 REFERENCE = Reference.name
+#: A case's kind when no recording backs it (a scenario's cassette, a hand-written wire case).
+SYNTHESIZED = recordings.SYNTHESIZED
 
 #: Timeouts in a row after which a program's remaining cells are skipped: a silent program then
 #: costs a few timeouts, not one per stream.
@@ -78,6 +90,15 @@ class Case:
     #: A framing other than the wire's usual one (Gemini's JSON array), else "": only the
     #: implementations that read it get the case (`peers.reads`).
     framing: str = ""
+    #: The route the stream came through (routes.yaml), and where it came from: a recording's
+    #: provenance, or the files it was made from; the report's case page shows both.
+    route: str = DIRECT
+    provenance: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        """The case's name in reports and on the command line: `provider/scenario`."""
+        return f"{self.provider}/{self.scenario}"
 
     @property
     def stream(self) -> Stream:
@@ -93,6 +114,9 @@ class Result:
     verdict: Verdict
     #: The wire of the row: the text report gives the other wires' rows a grid of their own.
     wire: str = CHAT
+    #: What the implementation handed back (None when it raised or was skipped): the report
+    #: shows it beside the expected turn.
+    answer: Assembled | None = None
 
 
 @dataclass
@@ -105,6 +129,8 @@ class Matrix:
     not_applicable: list[tuple[str, str, str]] = field(default_factory=list)
     #: Programs that never started or failed their handshake (also in `unavailable`).
     never_started: list[str] = field(default_factory=list)
+    #: Every case judged, in order: the JSON report carries each one's stream and expectation.
+    cases: list[Case] = field(default_factory=list)
 
     @property
     def reference_failed(self) -> bool:
@@ -165,6 +191,7 @@ def run(
     began = time.monotonic()
     _say(progress, "replaying the cassettes ... ")
     selected = list(cases(suite, matrix, provider=provider, scenario=scenario))
+    matrix.cases = selected
     _say(progress, f"{len(selected)} streams, {time.monotonic() - began:.0f} s\n")
     total = len(implementations)
     for number, implementation in enumerate(implementations, start=1):
@@ -218,7 +245,7 @@ def _column(
         except Exception as exc:
             answer = exc
         verdict = judge(case.expected, answer)
-        column.append(_result(implementation, case, verdict))
+        column.append(_result(implementation, case, verdict, answer))
         timeouts = timeouts + 1 if isinstance(answer, TimedOut) else 0
         if isinstance(answer, StartFailed):
             cut_off = f"the program did not start again: {answer}"
@@ -232,8 +259,11 @@ def _column(
     return column
 
 
-def _result(implementation: Implementation, case: Case, verdict: Verdict) -> Result:
-    return Result(implementation.name, case.provider, case.scenario, verdict, case.wire)
+def _result(
+    implementation: Implementation, case: Case, verdict: Verdict, answer: object = None
+) -> Result:
+    kept = answer if isinstance(answer, Assembled) else None
+    return Result(implementation.name, case.provider, case.scenario, verdict, case.wire, kept)
 
 
 def _say(progress: TextIO | None, text: str) -> None:
@@ -261,8 +291,10 @@ def cases(
             body = replay(path, p.base_url, request).body
         except ReplayError as exc:
             raise MatrixError(f"{cell.id}: {exc}") from None
+        made = {"kind": SYNTHESIZED, "cassette": _relative(path, suite.root)}
         if not truncated_only:
-            yield Case(p.key, s.name, request, _expected(cell.id, body, s.expect), body)
+            expected = _expected(cell.id, body, s.expect)
+            yield Case(p.key, s.name, request, expected, body, provenance=made)
         wants_variant = scenario is None or truncated_only
         if s.name == streams.TRUNCATED_FROM and wants_variant:
             cut_body = streams.cut(CHAT, body)
@@ -271,7 +303,15 @@ def cases(
                 matrix.not_applicable.append((p.key, streams.TRUNCATED, reason))
                 continue
             _check_reference_refuses(f"{p.key}/{streams.TRUNCATED}", CHAT, cut_body)
-            yield Case(p.key, streams.TRUNCATED, request, Expected(truncated=True), cut_body)
+            cut_from = {**made, "kind": "cut", "cut_from": f"{p.key}/{s.name}"}
+            yield Case(
+                p.key,
+                streams.TRUNCATED,
+                request,
+                Expected(truncated=True),
+                cut_body,
+                provenance=cut_from,
+            )
     if scenario is None:
         yield from recording_cases(suite, provider)
     if scenario is None or truncated_only:
@@ -291,7 +331,17 @@ def cut_cases(suite: Suite, provider: str | None) -> Iterator[Case]:
             continue  # the matrix's rows on the other wires are their recordings
         _check_reference_refuses(f"{cut.provider}/{cut.scenario}", cut.wire, cut.body)
         expected = Expected(truncated=True, cut_said=streams.cut_said(cut.wire))
-        yield Case(cut.provider, cut.scenario, cut.request, expected, cut.body, cut.wire)
+        made = {**cut.recording.provenance, "kind": "cut", "cut_from": cut.source}
+        yield Case(
+            cut.provider,
+            cut.scenario,
+            cut.request,
+            expected,
+            cut.body,
+            cut.wire,
+            route=cut.recording.route,
+            provenance=made,
+        )
 
 
 def recording_cases(suite: Suite, provider: str | None) -> Iterator[Case]:
@@ -320,7 +370,17 @@ def recording_cases(suite: Suite, provider: str | None) -> Iterator[Case]:
             body,
             recording.wire,
             recording.framing,
+            recording.route,
+            {**recording.provenance, "kind": SYNTHESIZED if recording.synthesized else "recording"},
         )
+
+
+def _relative(path: Path, root: Path) -> str:
+    """A cassette's path as the report shows it: inside the suite when it is."""
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)
 
 
 def expected_from_file(expected: dict[str, Any], wire: str = CHAT) -> Expected:
