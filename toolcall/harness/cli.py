@@ -24,6 +24,7 @@ from .commands import (
     matrix,
     publish,
     record,
+    report,
     scan,
     serve,
     synthesize,
@@ -57,6 +58,7 @@ COMMANDS: dict[str, Command] = {
         "serve": serve,
         "gateways": gateways,
         "scan": scan,
+        "report": report,
     }.items()
 }
 

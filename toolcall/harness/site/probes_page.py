@@ -1,0 +1,51 @@
+"""The probes page: each `toolcall probe` report (an endpoint asked live) and each
+`toolcall doctor` report (one stream examined), their findings first.
+
+Their inner shapes belong to those commands; the page reads their documented top-level keys and
+shows what is inside each as it is, so a new field appears without a change here."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .html import esc, page, value
+from .inputs import MADE_BY
+
+PROBE_FACTS = ("endpoint", "model", "wire")
+DOCTOR_FACTS = ("wire", "framing", "model", "provider", "route")
+
+
+def _report(
+    name: str, document: Mapping[str, Any], facts: Sequence[str], rest: Sequence[str]
+) -> str:
+    findings = document["findings"]
+    listed = "".join(f"<li>{value(f)}</li>" for f in findings) or "<li>none</li>"
+    said = "".join(f"<dt>{esc(k)}</dt><dd>{value(document[k])}</dd>" for k in facts)
+    parts = [
+        f'<section class="report"><h3>{esc(name)}</h3><dl>{said}</dl>',
+        f'<h4>Findings (<span data-findings="{len(findings)}">{len(findings)}</span>)</h4>'
+        f"<ul>{listed}</ul>",
+    ]
+    parts += [f"<h4>{esc(k)}</h4>{value(document[k])}" for k in rest]
+    return "".join(parts) + "</section>"
+
+
+def render(
+    probes: Sequence[tuple[str, Mapping[str, Any]]],
+    doctors: Sequence[tuple[str, Mapping[str, Any]]],
+) -> str:
+    parts = ["<h2>Probes</h2>"]
+    if not probes:
+        parts.append(
+            f'<p class="muted">No probe yet: <code>{esc(MADE_BY["probe"])}</code> writes one.</p>'
+        )
+    parts += [_report(n, d, PROBE_FACTS, ("scenarios", "clients")) for n, d in probes]
+    parts.append("<h2>Doctor</h2>")
+    if not doctors:
+        parts.append(
+            f'<p class="muted">No doctor report yet: <code>{esc(MADE_BY["doctor"])}</code> '
+            "writes one.</p>"
+        )
+    parts += [_report(n, d, DOCTOR_FACTS, ("calls", "clients")) for n, d in doctors]
+    return page("Probes and doctor", "".join(parts))
