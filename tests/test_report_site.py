@@ -1,0 +1,177 @@
+"""`toolcall report` without a browser: what it reads, what it refuses, what it writes, and how
+big the matrix page gets (the browser's view is tests/test_report_browser.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests import report_documents
+from toolcall.harness.cli import main
+from toolcall.harness.site import build, case_page, events, html, inputs, matrix_page
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def report(folder: Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = main(["--root", str(ROOT), "report", "--reports", str(folder)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_every_page_is_written_from_every_kind_of_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = report_documents.write_all(tmp_path / "reports")
+    code, out, _err = report(folder, capsys)
+    assert code == 0, out
+    site = folder / "site"
+    assert {p.name for p in site.iterdir()} == {
+        "index.html",
+        "matrix.html",
+        "gateways.html",
+        "probes.html",
+        "cases",
+        "implementations",
+    }
+    assert len(list((site / "cases").iterdir())) == 5
+    assert len(list((site / "implementations").iterdir())) == 2
+    overview = (site / "index.html").read_text(encoding="utf-8")
+    assert '<span data-count="failed">1</span>' in overview
+    assert 'data-impl="sloppy" data-passed="3" data-total="5"' in overview
+    probes = (site / "probes.html").read_text(encoding="utf-8")
+    assert "every chunk repeats the call id" in probes
+    assert "the stream ends without message_stop" in probes
+    gateways = (site / "gateways.html").read_text(encoding="utf-8")
+    assert "REQ: a request field did not reach upstream as sent" in gateways
+
+
+def test_no_page_asks_the_network_for_anything(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No script, style or font from elsewhere: the site opens from a file with no network."""
+    folder = report_documents.write_all(tmp_path / "reports")
+    assert report(folder, capsys)[0] == 0
+    for page in (folder / "site").rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        assert not re.search(
+            r"""<(script|link|img|iframe)[^>]*(src|href)=["']?(https?:)?//""", text
+        )
+        assert "@import" not in text and "url(" not in text
+
+
+def test_absent_inputs_leave_their_pages_saying_which_command_makes_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    (folder / "matrix.json").write_text(json.dumps(report_documents.matrix()), "utf-8")
+    assert report(folder, capsys)[0] == 0
+    assert "make conformance" in (folder / "site" / "index.html").read_text(encoding="utf-8")
+    assert "make gateways" in (folder / "site" / "gateways.html").read_text(encoding="utf-8")
+
+
+def test_an_empty_folder_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _out, err = report(tmp_path, capsys)
+    assert code == 2
+    assert err.count("\n") == 1 and "holds no report" in err and str(tmp_path) in err
+
+
+@pytest.mark.parametrize(
+    ("name", "breaking", "where"),
+    [
+        ("matrix.json", lambda d: d["results"][3].update(verdict=5), "$.results[3].verdict"),
+        ("conformance.json", lambda d: d["summary"].pop("failed"), "$.summary"),
+        (
+            "gateways.json",
+            lambda d: d["gateways"][0]["streams"][1].update(passed="yes"),
+            "$.gateways[0].streams[1].passed",
+        ),
+        ("probe-local.json", lambda d: d.update(wire="smoke-signals"), "$.wire"),
+        ("doctor.json", lambda d: d.pop("framing"), "$"),
+    ],
+)
+def test_a_malformed_input_is_named_with_its_json_path(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    breaking: Callable[[dict[str, Any]], object],
+    where: str,
+) -> None:
+    folder = report_documents.write_all(tmp_path / "reports")
+    document = json.loads((folder / name).read_text(encoding="utf-8"))
+    breaking(document)
+    (folder / name).write_text(json.dumps(document), encoding="utf-8")
+    code, _out, err = report(folder, capsys)
+    assert code == 2
+    assert err.count("\n") == 1, err
+    assert err.startswith(f"toolcall: {folder / name}: {where}: "), err
+    assert "Traceback" not in err
+
+
+def test_a_file_that_is_not_json_is_named_with_the_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = report_documents.write_all(tmp_path / "reports")
+    (folder / "gateways.json").write_text('{"about": {},\n "gateways": [,]}', encoding="utf-8")
+    code, _out, err = report(folder, capsys)
+    assert code == 2
+    assert f"{folder / 'gateways.json'}: not JSON: " in err and "(line 2, column" in err
+
+
+def test_ten_thousand_cells_make_a_page_of_a_few_bytes_a_cell(tmp_path: Path) -> None:
+    """The matrix page carries its cells as compact JSON: 1,000 cases by 10 implementations,
+    one cell in ten failing with a reason of its own, measured in bytes."""
+    page = matrix_page.render(report_documents.large_matrix(1000, 10))
+    size = len(page.encode("utf-8"))
+    assert size < 300_000, size  # under 30 bytes a cell, reasons included
+    data = json.loads(
+        re.search(r'id="matrix-data">(.*?)</script>', page, re.S).group(1)  # type: ignore[union-attr]
+    )
+    assert len(data["rows"]) == 1000
+    assert sum(len(row[6]) for row in data["rows"]) == 10_000
+    assert "<tr" not in page.split("<tbody>")[1].split("</tbody>")[0]  # rows are drawn by script
+
+
+@pytest.mark.parametrize("wire", list(report_documents.BODIES))
+def test_the_bytes_that_decide_the_turn_are_marked_on_every_wire(wire: str) -> None:
+    case = report_documents.case(wire)
+    found = events.split(case["body"], wire, case["framing"])
+    assert found
+    marked = [e.text[s:t] for e in found for s, t in e.marks]
+    assert any('"name"' in m and "get_weather" in m for m in marked), marked
+    html_text = "".join(events.marked(e) for e in found)
+    assert "<mark>" in html_text and "<script" not in html_text
+
+
+def test_a_case_page_shows_the_difference_in_signs_and_words() -> None:
+    matrix = report_documents.matrix()
+    (case,) = [c for c in matrix["cases"] if c["wire"] == "gemini"]
+    results = [r for r in matrix["results"] if r["id"] == case["id"]]
+    page = case_page.render(case["id"], case, results)
+    assert "toolcall case vendor-gemini/gemini/weather" in page
+    assert "toolcall matrix --case vendor-gemini/gemini/weather" in page
+    assert '<span class="del">-' in page and "&quot;Paris&quot;" in page
+    assert '<span class="add">+' in page and "&quot;Pari&quot;" in page
+    assert "\u2717 wrong arguments" in page  # the verdict in words, its mark beside it
+
+
+def test_names_become_distinct_file_names() -> None:
+    names = ["a/b", "a_b", "a b", "a/b/c", "x" * 3]
+    assert len({html.slug(n) for n in names}) == len(names)
+    assert all(re.fullmatch(r"[A-Za-z0-9._-]+", html.slug(n)) for n in names)
+
+
+def test_the_site_builder_reads_each_schema_it_names() -> None:
+    for _name, schema_file, definition in inputs.FIXED.values():
+        assert inputs.validator(schema_file, definition) is not None
+    for _pattern, schema_file in inputs.MANY.values():
+        assert inputs.validator(schema_file, "") is not None
+    assert build.pages(inputs.Inputs())["matrix.html"].count("<table") == 1
