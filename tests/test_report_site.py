@@ -175,3 +175,58 @@ def test_the_site_builder_reads_each_schema_it_names() -> None:
     for _pattern, schema_file in inputs.MANY.values():
         assert inputs.validator(schema_file, "") is not None
     assert build.pages(inputs.Inputs())["matrix.html"].count("<table") == 1
+
+
+HARNESS = (ROOT / "docs" / "HARNESS.md").read_text(encoding="utf-8")
+SECTION = HARNESS.split("## The report site", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_manual_s_commands_build_the_site_as_printed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/HARNESS.md's block, line by line: `make report` gives `toolcall` the arguments the
+    other line spells out, and that line, run in a folder holding `reports/`, writes the site."""
+    from tests.test_makefile import run_make
+
+    block = SECTION.split("```sh\n", 1)[1].split("```", 1)[0].splitlines()
+    assert block[0] == "make report"
+    (tmp_path / "make").mkdir()
+    (called,) = run_make(tmp_path / "make", "report")
+    command = block[1].split()
+    assert command[0] == ".venv/bin/toolcall" and command[1:] == called
+    report_documents.write_all(tmp_path / "run" / "reports")
+    monkeypatch.chdir(tmp_path / "run")
+    assert main(["--root", str(ROOT), *command[1:]]) == 0
+    assert "reports/site" in capsys.readouterr().out
+    assert (tmp_path / "run" / "reports" / "site" / "index.html").is_file()
+
+
+def test_make_screenshot_asks_for_the_picture_the_readme_shows(tmp_path: Path) -> None:
+    from tests.test_makefile import run_make
+
+    (called,) = run_make(tmp_path, "screenshot")
+    assert called[called.index("--screenshot") + 1] == "docs/report-overview.png"
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "](docs/report-overview.png)" in readme
+    assert (ROOT / "docs" / "report-overview.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_missing_browser_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = report_documents.write_all(tmp_path / "reports")
+    code = main(
+        [
+            "--root",
+            str(ROOT),
+            "report",
+            "--reports",
+            str(folder),
+            "--screenshot",
+            str(tmp_path / "o.png"),
+            "--browser",
+            str(tmp_path / "no-chromium"),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "no browser at" in err

@@ -52,6 +52,7 @@ mark{background:#ffe58a;outline:1px solid #b08800}
 #matrix td{font-size:13px}
 #matrix tbody tr:hover{outline:1px solid #888}
 ol.events li{margin-bottom:.3rem}
+.beside{display:flex;flex-wrap:wrap;gap:0 2rem;align-items:flex-start}
 """
 
 #: The mark before each kind of verdict, so its kind is read without its colour.

@@ -42,8 +42,13 @@ def conformance(document: Mapping[str, Any] | None) -> str:
         f'<h2>Conformance</h2><p id="conformance-summary">{said}; '
         f'<span data-count="recordings">{summary["recordings"]}</span> of the outcomes are '
         "published recordings.</p>"
-        + "".join(f"<h3>Per {k}</h3>{_by(outcomes, k)}" for k in ("wire", "provider", "route"))
+        + _beside(f"<h3>Per {k}</h3>{_by(outcomes, k)}" for k in ("wire", "provider", "route"))
     )
+
+
+def _beside(blocks: Iterable[str]) -> str:
+    """Tables side by side where the window is wide enough, one under another where not."""
+    return '<div class="beside">' + "".join(f"<div>{b}</div>" for b in blocks) + "</div>"
 
 
 def _side_by_side(
@@ -88,11 +93,15 @@ def matrix(document: Mapping[str, Any] | None) -> str:
         for r in document["results"]
     ]
     return (
-        '<h2>Implementations</h2><p><a href="matrix.html">The matrix</a> has every cell.</p>'
-        + table(["implementation", "version", "passed"], rows)
-        + _side_by_side(results, names, "wire", "wire")
-        + _side_by_side(results, names, "provider", "provider")
-        + _side_by_side(results, names, "route", "route")
+        '<h2>Implementations</h2><p><a href="matrix.html">The matrix</a> has every cell. '
+        "A count is passed/total; \u2013 means the implementation does not read that wire.</p>"
+        + _beside(
+            [
+                "<h3>Passed</h3>" + table(["implementation", "version", "passed"], rows),
+                _side_by_side(results, names, "wire", "wire"),
+            ]
+        )
+        + _beside(_side_by_side(results, names, k, k) for k in ("provider", "route"))
         + f'<p class="muted">{esc(document["judged_by"])}</p>'
     )
 
@@ -122,8 +131,8 @@ def render(inputs: Inputs) -> str:
     probes = len(inputs.probes)
     doctors = len(inputs.doctors)
     body = (
-        conformance(inputs.conformance)
-        + matrix(inputs.matrix)
+        matrix(inputs.matrix)
+        + conformance(inputs.conformance)
         + gateways(inputs.gateways)
         + f'<h2>Probes and doctor</h2><p><a href="probes.html">{probes} probe report(s), '
         f"{doctors} doctor report(s)</a>.</p>"

@@ -8,7 +8,7 @@ from pathlib import Path
 #: Where Debian and Ubuntu put Chromium (`apt-get install chromium`).
 CHROMIUM = Path("/usr/bin/chromium")
 #: The window the picture is taken in: wide enough for the side-by-side tables.
-VIEWPORT = {"width": 1200, "height": 900}
+VIEWPORT = {"width": 1280, "height": 960}
 
 
 class ScreenshotError(RuntimeError):
