@@ -94,7 +94,7 @@ def test_an_empty_folder_is_refused_in_one_line(
             lambda d: d["gateways"][0]["streams"][1].update(passed="yes"),
             "$.gateways[0].streams[1].passed",
         ),
-        ("probe-local.json", lambda d: d.update(wire="smoke-signals"), "$.wire"),
+        ("probe-local.json", lambda d: d.update(findings={}), "$.findings"),
         ("doctor.json", lambda d: d.pop("framing"), "$"),
     ],
 )
@@ -172,8 +172,8 @@ def test_names_become_distinct_file_names() -> None:
 def test_the_site_builder_reads_each_schema_it_names() -> None:
     for _name, schema_file, definition in inputs.FIXED.values():
         assert inputs.validator(schema_file, definition) is not None
-    for _pattern, schema_file in inputs.MANY.values():
-        assert inputs.validator(schema_file, "") is not None
+    for key in inputs.MANY:
+        assert inputs.validator(inputs.SITE_SCHEMA, key) is not None
     assert build.pages(inputs.Inputs())["matrix.html"].count("<table") == 1
 
 
@@ -230,3 +230,66 @@ def test_a_missing_browser_is_one_line_and_exit_2(
     )
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "no browser at" in err
+
+
+@pytest.mark.slow
+def test_the_matrix_json_carries_each_case_and_each_answer(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each result names its wire and case, and carries the answer; each case its stream and
+    expected turn: what a case page shows, from a run narrowed to one provider."""
+    target = tmp_path / "matrix.json"
+    args = [
+        "--root",
+        str(ROOT),
+        "matrix",
+        "--provider",
+        "deepseek",
+        "--implementation",
+        "toolcall",
+    ]
+    assert main([*args, "--json", str(target)]) == 0
+    capsys.readouterr()
+    document = inputs.read(target, "reports.schema.json", "matrix")
+    cases = {c["id"]: c for c in document["cases"]}
+    assert {c["wire"] for c in cases.values()} == {"chat", "responses"}
+    for result in document["results"]:
+        case = cases[result["id"]]
+        assert result["wire"] == case["wire"]
+        assert result["id"] == f"{result['provider']}/{result['scenario']}"
+        assert result["answer"] is not None
+        assert len(result["answer"]["calls"]) == len(case["expected"]["calls"])
+    kinds = {c["kind"] for c in cases.values()}
+    assert kinds == {"synthesized", "recording", "cut"}, kinds
+    cut = next(c for c in cases.values() if c["kind"] == "cut")
+    assert cut["expected"]["error"] and cut["provenance"]["cut_from"]
+
+
+@pytest.mark.slow
+def test_every_wire_s_cases_reach_the_site_from_a_whole_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "reports"
+    args = ["--root", str(ROOT), "matrix", "--implementation", "toolcall"]
+    assert main([*args, "--json", str(folder / "matrix.json")]) == 0
+    capsys.readouterr()
+    document = json.loads((folder / "matrix.json").read_text(encoding="utf-8"))
+    assert {c["wire"] for c in document["cases"]} == set(report_documents.BODIES)
+    assert report(folder, capsys)[0] == 0
+    for case in document["cases"]:
+        page = (folder / "site" / html.case_href(case["id"])).read_text(encoding="utf-8")
+        assert "<mark>" in page, case["id"]  # the bytes that decide the turn, on every wire
+        assert "\u2713 pass" in page
+
+
+@pytest.mark.slow
+def test_a_real_gateway_run_meets_its_schema(tmp_path: Path) -> None:
+    """`toolcall gateways --json`'s document, from a run through a transparent relay."""
+    from tests.gateway_relay import Rewrites
+    from tests.test_gateways import through
+    from toolcall.harness.gateways import report as gateways_report
+
+    document = gateways_report.document([through(Rewrites(insert_index=True), tmp_path)])
+    target = tmp_path / "gateways.json"
+    target.write_text(json.dumps(document), encoding="utf-8")
+    assert inputs.read(target, "gateways.schema.json")["gateways"][0]["streams"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from functools import cache
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +27,14 @@ FIXED = {
     "matrix": ("matrix.json", "reports.schema.json", "matrix"),
     "gateways": ("gateways.json", "gateways.schema.json", ""),
 }
-#: The inputs there may be several of (one per endpoint or stream examined): glob and schema.
+#: The inputs there may be several of (one per endpoint or stream examined): glob, and the
+#: command's own schema, checked when the package ships it, before the site's definition of the
+#: top-level keys it reads (`SITE_SCHEMA`).
 MANY = {
     "probe": ("probe*.json", "probe.schema.json"),
     "doctor": ("doctor*.json", "doctor.schema.json"),
 }
+SITE_SCHEMA = "report-site.schema.json"
 #: The command that makes each input, said where it is absent.
 MADE_BY = {
     "conformance": "make conformance",
@@ -94,6 +98,17 @@ def read(path: Path, schema_file: str, definition: str = "") -> dict[str, Any]:
     return document
 
 
+def shipped(schema_file: str) -> bool:
+    """Whether the package ships this schema (a command's own, once that command exists)."""
+    return resources.files("toolcall").joinpath("schemas").joinpath(schema_file).is_file()
+
+
+def _read_either(path: Path, schema_file: str, definition: str) -> dict[str, Any]:
+    if shipped(schema_file):
+        read(path, schema_file)
+    return read(path, SITE_SCHEMA, definition)
+
+
 def load(folder: Path) -> Inputs:
     """Every input found in `folder`; `InputError` for the first one that is wrong."""
     fixed: dict[str, dict[str, Any] | None] = {}
@@ -103,7 +118,7 @@ def load(folder: Path) -> Inputs:
     many: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     for key, (pattern, schema_file) in MANY.items():
         paths = sorted(p for p in folder.glob(pattern) if p.is_file())
-        many[key] = [(p.name, read(p, schema_file)) for p in paths]
+        many[key] = [(p.name, _read_either(p, schema_file, key)) for p in paths]
     return Inputs(
         conformance=fixed["conformance"],
         matrix=fixed["matrix"],

@@ -20,8 +20,9 @@ def _report(
     name: str, document: Mapping[str, Any], facts: Sequence[str], rest: Sequence[str]
 ) -> str:
     findings = document["findings"]
-    listed = "".join(f"<li>{value(f)}</li>" for f in findings) or "<li>none</li>"
-    said = "".join(f"<dt>{esc(k)}</dt><dd>{value(document[k])}</dd>" for k in facts)
+    listed = "".join(f"<li>{_finding(f)}</li>" for f in findings) or "<li>none</li>"
+    shown = [*facts, *(k for k in document if k not in (*facts, *rest, "findings"))]
+    said = "".join(f"<dt>{esc(k)}</dt><dd>{value(document[k])}</dd>" for k in shown)
     parts = [
         f'<section class="report"><h3>{esc(name)}</h3><dl>{said}</dl>',
         f'<h4>Findings (<span data-findings="{len(findings)}">{len(findings)}</span>)</h4>'
@@ -29,6 +30,16 @@ def _report(
     ]
     parts += [f"<h4>{esc(k)}</h4>{value(document[k])}" for k in rest]
     return "".join(parts) + "</section>"
+
+
+def _finding(finding: Any) -> str:
+    """A finding as its line (severity, code, message) first, the rest of it folded below."""
+    if not isinstance(finding, Mapping) or "message" not in finding:
+        return value(finding)
+    head = " ".join(str(finding[k]) for k in ("severity", "code") if finding.get(k))
+    rest = {k: v for k, v in finding.items() if k not in ("severity", "code", "message")}
+    folded = f"<details><summary>details</summary>{value(rest)}</details>" if rest else ""
+    return f"<strong>{esc(head)}</strong> {esc(finding['message'])}{folded}"
 
 
 def render(
