@@ -20,6 +20,11 @@ def render(implementation: Mapping[str, Any], results: Sequence[Mapping[str, Any
         f'<span data-passed="{implementation["passed"]}">{implementation["passed"]}</span> of '
         f'<span data-total="{implementation["total"]}">{implementation["total"]}</span>.</p>'
     ]
+    if implementation.get("glue"):
+        body.append(
+            f"<p>Its program said it adds glue around the library it checks: "
+            f"{esc(implementation['glue'])}. The verdicts judge that code too.</p>"
+        )
     if not groups:
         body.append("<p>No failures.</p>")
     for word, failed in sorted(groups.items(), key=lambda g: (-len(g[1]), g[0])):

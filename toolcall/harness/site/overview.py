@@ -77,7 +77,7 @@ def matrix(document: Mapping[str, Any] | None) -> str:
     rows = [
         [
             f'<a href="{implementation_href(i["name"])}">{esc(i["name"])}</a>',
-            esc(i["version"]),
+            esc(i["version"]) + (f"; with glue: {esc(i['glue'])}" if i.get("glue") else ""),
             f'<span data-impl="{esc(i["name"])}" data-passed="{i["passed"]}" '
             f'data-total="{i["total"]}">{i["passed"]} of {i["total"]}</span>',
         ]
