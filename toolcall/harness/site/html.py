@@ -52,6 +52,9 @@ mark{background:#ffe58a;outline:1px solid #b08800}
 #matrix td{font-size:13px}
 #matrix tbody tr:hover{outline:1px solid #888}
 ol.events li{margin-bottom:.3rem}
+dl{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem}
+dd{margin:0}
+dt{font-weight:600}
 .beside{display:flex;flex-wrap:wrap;gap:0 2rem;align-items:flex-start}
 """
 
