@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import toolcall
-from toolcall.harness import matrix, streams
+from toolcall.harness import matrix, streams, wires
 from toolcall.harness.checks import check_cut
 from toolcall.harness.peers import Assembled, Call
 from toolcall.harness.profiles import load_suite
@@ -50,8 +50,8 @@ def test_every_wire_has_cut_off_streams() -> None:
 
 @pytest.mark.parametrize("cut", CUTS, ids=IDS)
 def test_a_cut_keeps_its_source_and_ends_as_its_wire_ends_a_cut(cut: streams.Cut) -> None:
-    source = streams.events(source_body(cut), cut.wire)
-    pieces = streams.events(cut.body, cut.wire)
+    source = [e.raw for e in wires.events(cut.wire, source_body(cut))]
+    pieces = [e.raw for e in wires.events(cut.wire, cut.body)]
     kept = next(n for n, (a, b) in enumerate(zip(source, pieces, strict=False)) if a != b)
     assert 0 < kept < len(source), "nothing was kept, or nothing was cut"
     closing = b"".join(pieces[kept:])

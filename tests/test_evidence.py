@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from toolcall.harness import cassettes, cli, recordings, structure, synthesize, walk
+from toolcall.harness import cassettes, cli, recordings, structure, synthesize, wires
 from toolcall.harness.checks import check_cell, check_recording, where_to_fix
 from toolcall.harness.profiles import DIRECT, STRUCTURE, Suite, load_suite
 from toolcall.harness.replay import replay_own_request
@@ -361,7 +361,7 @@ def test_the_duplicate_check_finds_one_stream_under_two_labels() -> None:
     ]
     ids = {recordings.stream_identity(body)[1] for body in bodies.values()}
     assert (("functions.add:0", "functions.multiply:1")) in ids
-    with pytest.raises(walk.UnreadableStream):
+    with pytest.raises(wires.UnreadableBody):
         recordings.stream_identity(b"data: {not json}\n\n")
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from toolcall.harness import fingerprint, structure, walk
+from toolcall.harness import fingerprint, structure, walk, wires
 from toolcall.harness.matrix import expected_from_file
 from toolcall.harness.peers import Assembled, Call
 from toolcall.harness.verdict import judge
@@ -152,7 +152,7 @@ def test_compare_skips_what_a_stream_cannot_tell() -> None:
 
 
 def test_unreadable_stream_is_a_typed_error() -> None:
-    with pytest.raises(walk.UnreadableStream, match="event 0 is not JSON"):
+    with pytest.raises(wires.UnreadableBody, match="event 0 of the chat body, at byte offset 0"):
         walk.read(b"data: {nope\n\n")
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import toolcall
-from toolcall.harness import matrix, matrix_report, streams
+from toolcall.harness import matrix, matrix_report, streams, walk
 from toolcall.harness.cassettes import cassette_path, load, response_body
 from toolcall.harness.cli import main
 from toolcall.harness.peers import CHAT, Assembled, Call, Implementation, Stream, reads
@@ -44,8 +44,8 @@ def _body(provider: str, scenario: str) -> bytes:
     return response_body(load(cassette_path(ROOT / "cassettes", provider, scenario)))
 
 
-def _chunks(provider: str, scenario: str) -> list[streams.Chunk]:
-    return streams.decode(_body(provider, scenario))
+def _chunks(provider: str, scenario: str) -> list[walk.Chunk]:
+    return walk.chunks(_body(provider, scenario))
 
 
 def _stream(provider: str, scenario: str, request: dict[str, Any] | None = None) -> Stream:
@@ -471,7 +471,7 @@ def test_truncated_variant_keeps_the_envelope_and_the_reference_refuses_it() -> 
     chunks = _chunks("openai", "long_arguments")
     cut_body = streams.cut("chat", sse_body(chunks))
     assert cut_body is not None
-    cut = streams.decode(cut_body)
+    cut = walk.chunks(cut_body)
     finish = cut[-2]
     assert list(finish) == list(chunks[-2])
     assert finish["choices"][0] == {

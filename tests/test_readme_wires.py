@@ -23,7 +23,7 @@ import pytest
 from toolcall.harness import background
 from toolcall.harness.cassettes import CHAT
 from toolcall.harness.recordings import discover
-from toolcall.harness.serve import WIRE_PATHS
+from toolcall.harness.wires import WIRE_PATHS
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The path ending each wire is asked at, and the recording that answers it.

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 import toolcall
-from toolcall.harness import cassettes, recordings, synthesize
+from toolcall.harness import cassettes, recordings, synthesize, wires
 from toolcall.harness.cassettes import CHAT, cassette_path
 from toolcall.harness.checks import check_cell, cross_wire
 from toolcall.harness.profiles import ProfileError, load_suite
@@ -24,7 +24,6 @@ from toolcall.harness.synthesize import (
     Shape,
     Unshown,
     cassette_text,
-    events,
     structure_problems,
 )
 
@@ -111,20 +110,20 @@ def test_provenance_follows_existing_recordings(provider, cell, wire, shape, tex
 @pytest.mark.parametrize(("provider", "cell", "wire", "shape", "text"), RENDERED, ids=RENDERED_IDS)
 def test_structure_matches_the_followed_recordings(provider, cell, wire, shape, text) -> None:  # type: ignore[no-untyped-def]
     body = synthesize.render(SUITE, provider, cell, wire).encode()
-    assert structure_problems(body, followed_bodies(wire, shape)) == []
+    assert structure_problems(wire, body, followed_bodies(wire, shape)) == []
 
 
 @pytest.mark.parametrize("change", ["drop", "rename"])
 def test_structure_check_catches_a_dropped_or_renamed_field(change: str) -> None:
     provider, cell, wire, shape, _text = next(r for r in RENDERED if r[2] == "responses")
     body = synthesize.render(SUITE, provider, cell, wire)
-    first = events(body.encode())
+    first = wires.objects(wire, body.encode())
     target = next(e for e in first if e["type"] == "response.function_call_arguments.delta")
     value = target.pop("item_id")
     if change == "rename":
         target["itemId"] = value
     broken = "".join(f"data: {json.dumps(e)}\n\n" for e in first).encode()
-    problems = structure_problems(broken, followed_bodies(wire, shape))
+    problems = structure_problems(wire, broken, followed_bodies(wire, shape))
     assert problems and "item_id" in problems[0]
 
 
@@ -186,11 +185,11 @@ def test_gemini_structure_check_enters_parts() -> None:
     """Gemini's events have no type: the check must still see a part's dropped signature key
     renamed, inside `candidates[].content.parts[]`."""
     provider, cell, wire, shape, _text = next(r for r in RENDERED if r[2] == "gemini")
-    chunk = events(synthesize.render(SUITE, provider, cell, wire).encode())[0]
+    chunk = wires.objects(wire, synthesize.render(SUITE, provider, cell, wire).encode())[0]
     part = chunk["candidates"][0]["content"]["parts"][0]
     part["thought_signature"] = part.pop("thoughtSignature")
     broken = f"data: {json.dumps(chunk)}\n\n".encode()
-    problems = structure_problems(broken, followed_bodies(wire, shape))
+    problems = structure_problems(wire, broken, followed_bodies(wire, shape))
     assert problems and "thoughtSignature" in problems[0]
 
 

@@ -13,11 +13,12 @@ checked as the bytes arrive, before anything is decoded.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from ._documents import DocumentDecoder
 from ._errors import LimitExceeded, StreamError, ToolCallError
 from ._long import LongEvent
-from ._sse import DEFAULT_MAX_EVENT_CHARS
+from ._sse import DEFAULT_MAX_EVENT_CHARS, Span
 
 _OUTSIDE = re.compile(rb'["{}\[\]]')
 _INSIDE = re.compile(rb'["\\]')
@@ -181,3 +182,41 @@ class JSONArrayDecoder(DocumentDecoder):
             f"element {self._elements + 1} of the JSON array exceeds {self._limit} characters "
             "(max_event_chars)"
         )
+
+
+class _Spanning(JSONArrayDecoder):
+    """The decoder, noting where each element begins and ends in the body (`spans`): a
+    subclass, so the builder's decoder does no such bookkeeping."""
+
+    def __init__(self, *, max_event_chars: int) -> None:
+        super().__init__(max_event_chars=max_event_chars)
+        self.bounds: list[tuple[int, int]] = []
+
+    def _element(self, raw: memoryview, out: list[str | LongEvent]) -> None:
+        start = self._offset + self._start
+        self.bounds.append((start, start + len(raw)))
+        super()._element(raw, out)
+
+
+def spans(body: bytes, *, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS) -> Iterator[Span]:
+    """Each element of a whole JSON-array body with its byte span (`_sse.spans`, which this is
+    for the array): an element's span runs from where it begins to where the next one does, so
+    the comma and line ends after it (Gemini's `\\n,\\r\\n`) are its own, the opening `[`
+    is the first one's and the closing `]` the last one's. Raises the decoder's `StreamError`
+    where it refuses the body, after the spans before it, the last of which then ends with its
+    element."""
+    decoder = _Spanning(max_event_chars=max_event_chars)
+    texts = [d if isinstance(d, str) else d.text() for d in decoder.take(body)]
+    bounds = decoder.bounds
+    for number, text in enumerate(texts):
+        start = 0 if number == 0 else bounds[number][0]
+        if number + 1 < len(texts):
+            end = bounds[number + 1][0]
+        else:
+            # the body's end, unless what follows the element is refused or cut off
+            whole = decoder.error is None and decoder._start < 0
+            end = len(body) if whole else bounds[number][1]
+        yield Span(start, end, text)
+    decoder.close()
+    if not texts and body:
+        yield Span(0, len(body), None)

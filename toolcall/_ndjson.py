@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from ._documents import DocumentDecoder
 from ._errors import LimitExceeded, StreamError
 from ._long import LongEvent
-from ._sse import DEFAULT_MAX_EVENT_CHARS
+from ._sse import DEFAULT_MAX_EVENT_CHARS, Span, by_lines
 
 
 class NDJSONDecoder(DocumentDecoder):
@@ -148,3 +148,17 @@ def _line_ends(buf: bytearray, start: int) -> Iterator[tuple[int, int]]:
             lf = buf.find(b"\n", after)
         yield cr, after
         cr = buf.find(b"\r", after)
+
+
+def spans(body: bytes, *, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS) -> Iterator[Span]:
+    """Each line of a whole body with its byte span (`_sse.spans`, which this is for NDJSON):
+    the decoder is fed one line at a time, and a blank line belongs to the line after it."""
+    decoder = NDJSONDecoder(max_event_chars=max_event_chars)
+
+    def feed(line: bytes) -> list[str]:
+        return [d if isinstance(d, str) else d.text() for d in decoder.take(line)]
+
+    def close() -> list[str]:
+        return [d if isinstance(d, str) else d.text() for d in decoder.close()]
+
+    return by_lines(body, feed, close)

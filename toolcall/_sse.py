@@ -28,12 +28,13 @@ returned.
 from __future__ import annotations
 
 import codecs
-from typing import ClassVar, cast
+from collections.abc import Callable, Iterator
+from typing import ClassVar, NamedTuple, cast
 
 from ._errors import LimitExceeded, StreamError, check_limit
 from ._long import LongEvent
 
-__all__ = ["DEFAULT_MAX_EVENT_CHARS", "SSEDecoder"]
+__all__ = ["DEFAULT_MAX_EVENT_CHARS", "SSEDecoder", "Span", "spans"]
 
 DEFAULT_MAX_EVENT_CHARS = 64 * 1024 * 1024
 #: An event of one `data: ` line held longer than this is held as bytes (`LongEvent`).
@@ -618,3 +619,83 @@ def _line_ends(data: bytes, at: int, ends: int, cr: bool) -> tuple[int, int, boo
         if ends == 2 and not cr:
             break
     return at, ends, cr
+
+
+# -- each event's bytes, for a tool that keeps them --------------------------------------------
+
+
+class Span(NamedTuple):
+    """One event of a whole body and the bytes it was read from: `body[start:end]`, its framing
+    included (`spans`). `data` is what the decoder handed over for it, None for a block that
+    carried nothing (a comment, an `event:` line alone); `comments`, its comment lines."""
+
+    start: int
+    end: int
+    data: str | None
+    comments: tuple[str, ...] = ()
+
+
+def spans(body: bytes, *, max_event_chars: int = DEFAULT_MAX_EVENT_CHARS) -> Iterator[Span]:
+    """Each event of a whole SSE body with its byte span, for a tool that must keep the body's
+    bytes (the harness cuts streams and splices events into them). The decoder is fed one line
+    at a time, apart from the builder's path, which keeps no offsets and pays nothing for this:
+    an event ends at the blank line that made the decoder hand it over. Blank lines before an
+    event are in its span, those after the last event in the last one's, so the spans put
+    together give the body back. Raises the decoder's `StreamError` where it refuses the body,
+    after the spans before it."""
+    decoder = SSEDecoder(max_event_chars=max_event_chars)
+    kept = 0
+
+    def comments() -> tuple[str, ...]:
+        nonlocal kept
+        new = tuple(decoder.comments[kept:])
+        kept = len(decoder.comments)
+        return new
+
+    return by_lines(body, decoder.feed, decoder.close, comments)
+
+
+def by_lines(
+    body: bytes,
+    feed: Callable[[bytes], list[str]],
+    close: Callable[[], list[str]],
+    comments: Callable[[], tuple[str, ...]] = tuple,
+) -> Iterator[Span]:
+    """The spans of a framing read a line at a time (SSE, and NDJSON's lines): `feed` takes one
+    line with its line end (`\\n`, `\\r\\n` or `\\r`) and gives what it completes, `close`
+    what the end of the body does. An event ends where something was handed over, or at a blank
+    line after lines that gave nothing (a comment)."""
+    held: Span | None = None  # yielded once the next span begins: blank lines after it are its
+    start = at = 0
+    filled = False
+    try:
+        for line in body.splitlines(keepends=True):
+            got = feed(line)
+            rest = line.rstrip(b"\r\n")
+            blank = not rest or (at == 0 and rest == _BOM)
+            at += len(line)
+            if not got and not (blank and filled):
+                filled = filled or not blank
+                continue
+            found: list[str | None] = [*got] if got else [None]
+            for data in found:
+                if held is not None:
+                    yield held
+                held, start, filled = Span(start, at, data, comments()), at, False
+        last: list[str | None] = [*close()]
+        for data in last or ([None] if filled else []):
+            if held is not None:
+                yield held
+            held, start = Span(start, at, data, comments()), at
+    except StreamError:
+        if held is not None:
+            yield held
+        raise
+    if held is None:
+        if body:
+            yield Span(0, len(body), None, comments())
+        return
+    yield held._replace(end=len(body))
+
+
+_BOM = b"\xef\xbb\xbf"

@@ -10,14 +10,15 @@ event alone, and only where one wire can have sent it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .. import _jsonarray, _ndjson, _sse
 from .._errors import UsageError, shown
 from .._jsonarray import JSONArrayDecoder
 from .._ndjson import NDJSONDecoder
-from .._sse import SSEDecoder
+from .._sse import Span, SSEDecoder
 from ._base import WireReader
 from .anthropic import AnthropicReader
 from .chat import ChatReader
@@ -33,10 +34,13 @@ class Framing:
     """How a body is cut into events: the decoder, whether an event is a whole JSON document
     of the body itself (a line, an element), so that an error answer can look like one, and
     whether a relay may end the body with chat's `[DONE]` after any wire's end (SSE only: in
-    a framing of documents, `[DONE]` is no document, and no server is known to send it)."""
+    a framing of documents, `[DONE]` is no document, and no server is known to send it).
+    `spans` reads a whole body as its events with the bytes each came from, for a tool that
+    keeps them (the harness); the builder never calls it."""
 
     decoder: Callable[..., Decoder]
     documents: bool
+    spans: Callable[[bytes], Iterator[Span]]
     done_after_end: bool = False
 
 
@@ -49,9 +53,9 @@ class Wire:
 
 
 FRAMINGS: dict[str, Framing] = {
-    "sse": Framing(SSEDecoder, documents=False, done_after_end=True),
-    "ndjson": Framing(NDJSONDecoder, documents=True),
-    "json-array": Framing(JSONArrayDecoder, documents=True),
+    "sse": Framing(SSEDecoder, documents=False, spans=_sse.spans, done_after_end=True),
+    "ndjson": Framing(NDJSONDecoder, documents=True, spans=_ndjson.spans),
+    "json-array": Framing(JSONArrayDecoder, documents=True, spans=_jsonarray.spans),
 }
 WIRES: dict[str, Wire] = {
     "chat": Wire(("sse",), ChatReader),
@@ -144,6 +148,7 @@ __all__ = [
     "WIRES",
     "Decoder",
     "Framing",
+    "Span",
     "Wire",
     "WireReader",
     "check_wire",

@@ -58,7 +58,7 @@ class _Call:
 
 
 def observe(body: bytes) -> Observed:
-    """Fingerprint a raw SSE body. Raises `walk.UnreadableStream` on a body it cannot read."""
+    """Fingerprint a raw SSE body. Raises `wires.UnreadableBody` on a body it cannot read."""
     return observe_stream(walk.read(body))
 
 

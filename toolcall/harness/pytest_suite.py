@@ -24,10 +24,11 @@ from .checks import (
     route_cassettes,
 )
 from .locate import suite_root
-from .peers import CHAT, WIRES
+from .peers import CHAT
 from .peers.external import Crashed, read_document
 from .profiles import Cell, ProfileError, Provider, Suite, load_suite
 from .verdict import judge
+from .wires import NAMES as WIRES
 
 _SUITE = pytest.StashKey[Suite]()
 

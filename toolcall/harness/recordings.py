@@ -46,7 +46,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from . import cassettes, fingerprint, walk
+from . import cassettes, fingerprint, walk, wires
 from .cassettes import CHAT, WIRES
 from .profiles import DIRECT, Suite, WireOffer, format_schema
 
@@ -55,10 +55,9 @@ PUBLISHED = "published"
 EXPECTED_SUFFIX = ".expected.json"
 SOURCE_SUFFIX = ".source.json"
 BODY_SUFFIXES = (".sse", ".jsonl", ".ndjson", ".json")
-#: Gemini's answer to `streamGenerateContent` without `?alt=sse`: one JSON array.
-JSON_ARRAY = "json-array"
-#: The wires whose API names each event with its JSON's `type`.
-NAMED_EVENTS = ("responses", "anthropic")
+#: Gemini's answer to `streamGenerateContent` without `?alt=sse`: one JSON array (a framing of
+#: the wire table).
+JSON_ARRAY = wires.JSON_ARRAY
 #: How a source in one-JSON-chunk-per-line form was made into an event stream.
 JSONL_CONVERSION = "one JSON chunk per line, each made a `data: <line>` event; no [DONE] added"
 #: The endpoint a published cassette's placeholder request goes to (sources rarely publish the
@@ -147,7 +146,8 @@ class Recording:
         for line in self.raw.splitlines():
             if not line.strip():
                 continue
-            name = json.loads(line).get("type") if self.wire in NAMED_EVENTS else None
+            named = wires.wire(self.wire).named_events
+            name = json.loads(line).get("type") if named else None
             head = b"event: " + name.encode() + b"\n" if isinstance(name, str) else b""
             events.append(head + b"data: " + line + b"\n\n")
         return b"".join(events)
@@ -412,7 +412,7 @@ def stream_identity(body: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
     Call ids alone repeat across streams (Kimi's `functions.add:0` is in every stream that calls
     `add` first), and chunk ids alone are absent from some providers' chunks; together they tell
-    one generation from another. Raises `walk.UnreadableStream` on a body it cannot read.
+    one generation from another. Raises `wires.UnreadableBody` on a body it cannot read.
     """
     stream = walk.read(body)
     chunk_ids = tuple(dict.fromkeys(str(v.chunk["id"]) for v in stream.chunks if v.chunk.get("id")))

@@ -113,7 +113,7 @@ from . import background, cassettes, recordings, serve_input
 from .cassettes import CHAT, WIRES
 from .profiles import Suite
 from .recordings import Recording
-from .streams import events
+from .wires import WIRE_PATHS, flushes
 
 FAULTS = ("cut", "429", "500", "drip", "keepalive")
 DEFAULT_DRIP_MS = 50
@@ -139,31 +139,6 @@ class NoCassette(LookupError):
     """No cassette or recording answers this request; the message says what is known."""
 
 
-@dataclass(frozen=True)
-class WirePath:
-    """Where one wire is served: the API root a client's base URL ends with, the segments a
-    request path ends with (`*` stands for a model name), and what the answer's body is."""
-
-    root: str
-    ending: tuple[str, ...]
-    content_type: str = "text/event-stream"
-
-    def matches(self, segments: list[str]) -> bool:
-        tail = segments[-len(self.ending) :]
-        return len(tail) == len(self.ending) and all(
-            want == got or (want.startswith("*") and got.endswith(want[1:]))
-            for want, got in zip(self.ending, tail, strict=True)
-        )
-
-
-#: The one table of wire paths: every wire's request path, checked in this order.
-WIRE_PATHS: dict[str, WirePath] = {
-    CHAT: WirePath("/v1", ("chat", "completions")),
-    "responses": WirePath("/v1", ("responses",)),
-    "anthropic": WirePath("/v1", ("v1", "messages")),
-    "gemini": WirePath("/v1beta", ("models", "*:streamGenerateContent")),
-    "ollama": WirePath("", ("api", "chat"), "application/x-ndjson"),
-}
 #: First segments that are an API root, not a provider's name.
 _API_ROOTS = ("v1", "v1beta", "api", "responses")
 
@@ -624,7 +599,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         default_ms = DEFAULT_DRIP_MS if fault == "drip" else 0
         delay = serve_input.delay_seconds(headers.get("x-toolcall-delay-ms"), default_ms)
-        self._stream(events(body), fault=fault, delay=delay)
+        self._stream(flushes(CHAT, body), fault=fault, delay=delay)
 
     def _post_wire(
         self, url: SplitResult, wire: str, headers: Mapping[str, str], request: Any
@@ -650,7 +625,7 @@ class _Handler(BaseHTTPRequestHandler):
         except NoCassette as exc:
             raise serve_input.Refused(404, "not_found", str(exc)) from None
         content_type = "application/json" if framing else WIRE_PATHS[wire].content_type
-        pieces = events(body, wire, framing)
+        pieces = flushes(wire, body, framing)
         self._stream(pieces, fault=None, delay=0.0, wire=wire, content_type=content_type)
 
     def _read_body(self) -> bytes:

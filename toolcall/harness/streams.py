@@ -1,10 +1,8 @@
-"""A body as the events a provider flushed, its chat chunks, and the cut-off variant of it on
-every wire.
+"""The cut-off variant of a stream, on every wire.
 
-Implementations are compared on what their users feed them: on chat completions the decoded
-chunks (what every client works from once its SSE reader has run, read with the library's own
-SSE decoder, which the conformance suite has already checked byte by byte), on the other wires
-the body as it came.
+The body is read as the events a provider flushed by the harness's one reader (`wires.events`,
+on the library's own decoders), and each wire's rules for a cut are in its row of the wire
+table (`wires.Wire.cut`, written in `cutoff.py`).
 
 The cut-off variant answers the question a cut-off turn asks of a client: does it notice? It is
 made from a stream of the suite (a provider's `long_arguments` cassette, on chat and on each
@@ -33,16 +31,14 @@ from __future__ import annotations
 
 import copy
 import json
-import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from . import cassettes, recordings, synthesize, walk
+from . import cassettes, recordings, synthesize, wires
 from .cassettes import CHAT
 from .profiles import Suite
 
-Chunk = walk.Chunk
 Event = dict[str, Any]
 
 #: The scenario the chat variant is cut from, and its column; another wire's variant is the
@@ -50,35 +46,6 @@ Event = dict[str, Any]
 TRUNCATED_FROM = "long_arguments"
 CUT_SUFFIX = "_truncated"
 TRUNCATED = TRUNCATED_FROM + CUT_SUFFIX
-#: The wires whose body is newline-delimited JSON rather than an event stream.
-NDJSON_WIRES = ("ollama",)
-
-#: Where an event ends (any of the three line ends, twice: Gemini's API sends CRLF), and a line.
-_BLANK_LINE = re.compile(rb"(\r\n\r\n|\n\n|\r\r)")
-_LINE_END = re.compile(rb"(\r?\n)")
-#: Where an element of Gemini's JSON array ends: the comma between two elements and the line
-#: ends around it, as Gemini writes them (`\n,\r\n`).
-_ELEMENT_END = re.compile(rb"(\r?\n,\r?\n)")
-
-
-def decode(body: bytes) -> list[Chunk]:
-    """The JSON payloads of an SSE body, in order, without `[DONE]`."""
-    return walk.chunks(body)
-
-
-def events(body: bytes, wire: str = CHAT, framing: str = "") -> list[bytes]:
-    """The body cut where a provider flushes, so each piece is one whole event: after each
-    blank line, after each line on a wire of newline-delimited JSON, or after each element of
-    a JSON array (`framing`, see `recordings.Recording.framing`)."""
-    if framing == recordings.JSON_ARRAY:
-        ends = _ELEMENT_END
-    else:
-        ends = _LINE_END if wire in NDJSON_WIRES else _BLANK_LINE
-    parts = ends.split(body)
-    out = [text + end for text, end in zip(parts[::2], parts[1::2], strict=False)]
-    if parts[-1]:
-        out.append(parts[-1])
-    return out
 
 
 @dataclass(frozen=True)
@@ -99,10 +66,17 @@ class Cut:
 
 def cut(wire: str, body: bytes) -> bytes | None:
     """`body` cut after half its argument events and closed with the wire's own ending, or None
-    when it cannot be cut mid-turn (see the module's docstring)."""
-    rules = _RULES[wire]
-    pieces = events(body, wire)
-    payloads = [_payload(piece, wire) for piece in pieces]
+    when it cannot be cut mid-turn (see the module's docstring). A body in another framing than
+    its wire's usual one (Gemini's JSON array) is not cut: no SDK receives it, and its closing
+    would need the array's own punctuation."""
+    row = wires.wire(wire)
+    framing = wires.framing_of(wire, body)
+    if framing != row.framings[0]:
+        return None
+    read = wires.events(wire, body, framing)
+    pieces = [event.raw for event in read]
+    payloads = [event.payload for event in read]
+    rules = row.cut
     arguments = [i for i, event in enumerate(payloads) if event and rules.carries(event)]
     ends = [i for i, event in enumerate(payloads) if event and rules.ends(event)]
     if not arguments or not ends:
@@ -115,14 +89,14 @@ def cut(wire: str, body: bytes) -> bytes | None:
     final = payloads[end]
     assert final is not None  # an end is an event
     closing = rules.close(kept, copy.deepcopy(final))
-    framed = b"".join(_framed(event, pieces[end], wire) for event in closing)
+    framed = b"".join(_framed(event, pieces[end], framing) for event in closing)
     return b"".join(pieces[:keep]) + framed + b"".join(pieces[end + 1 :])
 
 
 def cut_said(wire: str) -> str:
     """How `wire` says a turn was cut at its token limit (`stop_reason 'max_tokens'`): what an
     implementation that passes a cut-off variant as whole did not report."""
-    return _RULES[wire].said
+    return wires.wire(wire).cut.said
 
 
 def cuts(suite: Suite, provider: str | None = None, *, chat: bool = True) -> Iterator[Cut]:
@@ -160,154 +134,14 @@ def cuts(suite: Suite, provider: str | None = None, *, chat: bool = True) -> Ite
             yield Cut(recording.provider, recording.wire, label, source, found, request, recording)
 
 
-# -- each wire's events -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Rules:
-    """How one wire's events carry arguments, end the turn, and are closed when cut."""
-
-    carries: Callable[[Event], bool]
-    ends: Callable[[Event], bool]
-    #: the events that close the cut stream, from the kept events and the final event's copy
-    close: Callable[[list[Event], Event], list[Event]]
-    #: how the wire says the turn hit its token limit, in its own words, for a verdict's reason
-    said: str
-
-
-def _payload(piece: bytes, wire: str) -> Event | None:
-    """The JSON object an event carries (`data:` lines joined, or the NDJSON line), or None for
-    a comment, `[DONE]` or anything else that is not one."""
-    text = piece.decode("utf-8", "replace")
-    if wire not in NDJSON_WIRES:
-        lines = [
-            line[5:].removeprefix(" ") for line in text.splitlines() if line.startswith("data:")
-        ]
-        text = "\n".join(lines)
-    try:
-        found = json.loads(text)
-    except ValueError:
-        return None
-    return found if isinstance(found, dict) else None
-
-
-def _framed(event: Event, like: bytes, wire: str) -> bytes:
+def _framed(event: Event, like: bytes, framing: str) -> bytes:
     """`event` written as the stream writes its final event: its line end, and an `event:`
     name line where the stream names its events."""
     data = json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     eol = b"\r\n" if b"\r\n" in like else b"\n"
-    if wire in NDJSON_WIRES:
+    if framing == wires.NDJSON:
         return data + eol
     head = b""
     if like.startswith(b"event:") and isinstance(event.get("type"), str):
         head = b"event: " + event["type"].encode("utf-8") + eol
     return head + b"data: " + data + eol + eol
-
-
-def _chat_carries(chunk: Event) -> bool:
-    return any(walk.function_of(call).get("arguments") for call in walk.view(0, chunk).tool_calls)
-
-
-def _chat_close(_kept: list[Event], final: Event) -> list[Event]:
-    choice = final["choices"][0]
-    delta = choice.get("delta") or {}
-    choice["delta"] = {key: value for key, value in delta.items() if key != "tool_calls"}
-    choice["finish_reason"] = "length"
-    return [final]
-
-
-def _responses_close(kept: list[Event], final: Event) -> list[Event]:
-    final["type"] = "response.incomplete"
-    response = final["response"]
-    response["status"] = "incomplete"
-    response["incomplete_details"] = {"reason": "max_output_tokens"}
-    if "output" in response:
-        response["output"] = [
-            e["item"] for e in kept if e.get("type") == "response.output_item.done"
-        ]
-    numbers = [e["sequence_number"] for e in kept if isinstance(e.get("sequence_number"), int)]
-    if "sequence_number" in final and numbers:
-        final["sequence_number"] = numbers[-1] + 1
-    return [final]
-
-
-def _anthropic_close(kept: list[Event], final: Event) -> list[Event]:
-    closing = []
-    opened = [e["index"] for e in kept if e.get("type") == "content_block_start"]
-    stopped = {e["index"] for e in kept if e.get("type") == "content_block_stop"}
-    if opened and opened[-1] not in stopped:
-        closing.append({"type": "content_block_stop", "index": opened[-1]})
-    final["delta"]["stop_reason"] = "max_tokens"
-    if "stop_sequence" in final["delta"]:
-        final["delta"]["stop_sequence"] = None
-    return [*closing, final]
-
-
-def _gemini_candidate(chunk: Event) -> Mapping[str, Any]:
-    candidates = chunk.get("candidates") or [{}]
-    first = candidates[0]
-    return first if isinstance(first, Mapping) else {}
-
-
-def _gemini_carries(chunk: Event) -> bool:
-    parts = (_gemini_candidate(chunk).get("content") or {}).get("parts") or []
-    return any(
-        isinstance(part, Mapping) and isinstance(part.get("functionCall"), Mapping)
-        for part in parts
-    )
-
-
-def _gemini_close(_kept: list[Event], final: Event) -> list[Event]:
-    candidate = final["candidates"][0]
-    candidate["finishReason"] = "MAX_TOKENS"
-    candidate.pop("finishMessage", None)
-    if isinstance(candidate.get("content"), dict):
-        candidate["content"]["parts"] = []
-    return [final]
-
-
-def _ollama_close(_kept: list[Event], final: Event) -> list[Event]:
-    final["done_reason"] = "length"
-    return [final]
-
-
-_RULES: dict[str, _Rules] = {
-    CHAT: _Rules(
-        carries=_chat_carries,
-        ends=lambda chunk: bool(walk.view(0, chunk).finish_reason),
-        close=_chat_close,
-        said="finish_reason 'length'",
-    ),
-    "responses": _Rules(
-        carries=lambda e: (
-            e.get("type") == "response.function_call_arguments.delta" and bool(e.get("delta"))
-        ),
-        ends=lambda e: e.get("type") == "response.completed",
-        close=_responses_close,
-        said="status 'incomplete' (max_output_tokens)",
-    ),
-    "anthropic": _Rules(
-        carries=lambda e: (
-            e.get("type") == "content_block_delta"
-            and (e.get("delta") or {}).get("type") == "input_json_delta"
-            and bool((e.get("delta") or {}).get("partial_json"))
-        ),
-        ends=lambda e: (
-            e.get("type") == "message_delta" and bool((e.get("delta") or {}).get("stop_reason"))
-        ),
-        close=_anthropic_close,
-        said="stop_reason 'max_tokens'",
-    ),
-    "gemini": _Rules(
-        carries=_gemini_carries,
-        ends=lambda chunk: bool(_gemini_candidate(chunk).get("finishReason")),
-        close=_gemini_close,
-        said="finishReason 'MAX_TOKENS'",
-    ),
-    "ollama": _Rules(
-        carries=lambda e: bool((e.get("message") or {}).get("tool_calls")),
-        ends=lambda e: e.get("done") is True,
-        close=_ollama_close,
-        said="done_reason 'length'",
-    ),
-}

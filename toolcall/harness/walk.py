@@ -1,4 +1,4 @@
-"""One reading of a raw SSE body as the chunks a provider sent, for every part of the harness.
+"""A chat completions body seen as the chunks a provider sent, for every part of the harness.
 
 The fingerprint, the truncated variants, the structural comparison of synthesized cassettes with
 recordings, and the chunks handed to other implementations all need the same view of a body: the
@@ -7,16 +7,18 @@ stream had comments and `[DONE]`. Reading it once here keeps them from disagreei
 (a chunk whose `choices` is `[]`, a `delta` that is `null`). The SSE decoding itself is the
 library's, which the conformance suite checks byte by byte; nothing here routes or assembles
 tool calls, so what is read from a stream never depends on the assembler it is used to judge.
+The body is read by the harness's one reader, `wires.events`; this is the chat chunks' view of
+what it read.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolcall import SSEDecoder, ToolCallError
+from . import wires
+from .cassettes import CHAT
 
 Chunk = dict[str, Any]
 
@@ -43,38 +45,21 @@ class ChunkView:
 
 @dataclass(frozen=True)
 class Stream:
-    """A body read as chunks, plus what the SSE framing showed around them."""
+    """A chat body read as chunks, plus what the SSE framing showed around them."""
 
     chunks: tuple[ChunkView, ...]
     comments: tuple[str, ...]
     done: bool
 
 
-class UnreadableStream(ValueError):
-    """The body is not a stream of JSON chunks (bad SSE framing or a payload that is not JSON)."""
-
-
 def read(body: bytes) -> Stream:
-    """Decode `body` into chunk views. Raises `UnreadableStream` naming the event that failed."""
-    decoder = SSEDecoder()
-    try:
-        payloads = decoder.feed(body) + decoder.close()
-    except ToolCallError as exc:
-        raise UnreadableStream(f"not an event stream: {exc}") from None
-    views: list[ChunkView] = []
-    done = False
-    for number, payload in enumerate(payloads):
-        if payload.strip() == "[DONE]":
-            done = True
-            continue
-        try:
-            chunk = json.loads(payload)
-        except ValueError as exc:
-            raise UnreadableStream(f"event {number} is not JSON: {exc}") from None
-        if not isinstance(chunk, dict):
-            raise UnreadableStream(f"event {number} is not a JSON object")
-        views.append(view(len(views), chunk))
-    return Stream(tuple(views), tuple(decoder.comments), done)
+    """Read a chat body into chunk views. Raises `wires.UnreadableBody` naming the event that
+    failed and its byte offset (bad framing, or a payload that is not a JSON object)."""
+    read = wires.events(CHAT, body)
+    views = [view(n, chunk) for n, chunk in enumerate(wires.objects_of(CHAT, read))]
+    comments = tuple(comment for event in read for comment in event.comments)
+    done = any(event.done for event in read)
+    return Stream(tuple(views), comments, done)
 
 
 def view(position: int, chunk: Chunk) -> ChunkView:
@@ -91,7 +76,7 @@ def view(position: int, chunk: Chunk) -> ChunkView:
 
 
 def chunks(body: bytes) -> list[Chunk]:
-    """The JSON payloads of an SSE body, in order, without `[DONE]`."""
+    """The JSON payloads of a chat body, in order, without `[DONE]`."""
     return [v.chunk for v in read(body).chunks]
 
 

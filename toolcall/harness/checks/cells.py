@@ -20,7 +20,7 @@ from typing import Any
 import toolcall
 from toolcall import ToolCallError, Turn
 
-from .. import cassettes, fingerprint, recordings, synthesize, walk
+from .. import cassettes, fingerprint, recordings, synthesize, wires
 from ..cassettes import CHAT, ROUTES, cassette_path
 from ..event_check import assemble_with_events
 from ..profiles import Cell, Provider, Suite
@@ -88,7 +88,9 @@ def _check_synthesized_wire(suite: Suite, provider: Provider, cell: Cell, wire: 
     followed = {r.name: r for r in recordings.discover(suite.cassettes, wire=wire)}
     shape = synthesize.shape(suite, provider.key, wire)
     follows = shape.follows if shape is not None else ()
-    problems = synthesize.structure_problems(body, [followed[name].body() for name in follows])
+    problems = synthesize.structure_problems(
+        wire, body, [followed[name].body() for name in follows]
+    )
     findings += [Finding("structure", where, "the followed recordings' keys", p) for p in problems]
     turns: dict[str, Turn] = {}
     for label, pieces in splits(body, seed=where):
@@ -196,7 +198,7 @@ def check_route_cell(suite: Suite, provider_key: str, route_key: str, path: Path
     _check_library(suite, cell, path, replayed.body, outcome)
     try:
         observed = fingerprint.observe(replayed.body)
-    except walk.UnreadableStream as exc:
+    except wires.UnreadableBody as exc:
         findings.append(Finding("quirks", "$", "a readable stream", str(exc)))
     else:
         accept = f"make record PROVIDER={provider_key} ROUTE={route_key} ACCEPT=1"
@@ -234,7 +236,7 @@ def _check_provenance(provider: Provider, cell: Cell, recorded: dict[str, Any]) 
 def _check_fingerprint(cell: Cell, body: bytes) -> list[Finding]:
     try:
         observed = fingerprint.observe(body)
-    except walk.UnreadableStream as exc:
+    except wires.UnreadableBody as exc:
         return [Finding("quirks", "$", "a readable stream", str(exc))]
     return [
         Finding("quirks", f"quirks.{quirk}", want, got)

@@ -23,7 +23,7 @@ from typing import Any
 
 from toolcall import ToolCallError, Turn, TurnBuilder
 
-from .. import fingerprint, recordings, structure, synthesize, walk
+from .. import fingerprint, recordings, structure, synthesize, wires
 from ..cassettes import CHAT
 from ..event_check import assemble_with_events
 from ..profiles import STRUCTURE, Provider, Route, Suite
@@ -147,7 +147,7 @@ def structure_findings(
         return []
     try:
         differences = structure.compare_recording(suite, recording, body)
-    except (walk.UnreadableStream, synthesize.SynthesisError) as exc:
+    except (wires.UnreadableBody, synthesize.SynthesisError) as exc:
         return [Finding("structure", "$", "a stream to compare with the synthesis", str(exc))]
     if (recording.name, STRUCTURE) in provider.waivers:
         if differences:
@@ -176,7 +176,7 @@ def profile_findings(
     """
     try:
         observed = fingerprint.observe(body)
-    except walk.UnreadableStream as exc:
+    except wires.UnreadableBody as exc:
         return [Finding("quirks", "$", "a readable stream", str(exc))]
     if not framing:
         observed.quirks.update(dict.fromkeys(fingerprint.FRAMING))

@@ -29,7 +29,7 @@ from typing import Any
 
 import toolcall
 
-from .. import fingerprint, walk
+from .. import fingerprint, walk, wires
 
 #: Request fields a gateway is expected to rewrite: it routes on `model` (an alias here) itself.
 ROUTING_FIELDS = frozenset({"model"})
@@ -139,7 +139,7 @@ def wire_changes(direct: bytes, through: bytes) -> list[str]:
         return ["byte for byte"]
     try:
         before, after = walk.read(direct), walk.read(through)
-    except walk.UnreadableStream as exc:
+    except wires.UnreadableBody as exc:
         return [f"unreadable: {exc}"]
     changes: list[str] = []
     if len(before.chunks) < len(after.chunks):
@@ -231,7 +231,7 @@ def asks_usage(request: Mapping[str, Any]) -> bool:
 def _last_usage(body: bytes) -> Mapping[str, Any] | None:
     try:
         stream = walk.read(body)
-    except walk.UnreadableStream:
+    except wires.UnreadableBody:
         return None
     found: Mapping[str, Any] | None = None
     for view in stream.chunks:

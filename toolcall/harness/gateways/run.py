@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from .. import cassettes, recordings, serve, streams
+from .. import cassettes, recordings, serve, wires
 from ..peers import Implementation, Unavailable
 from ..profiles import Cell, Provider, Suite
 from . import judge, process
@@ -177,8 +177,8 @@ def route_path(provider: str, target: str, fault: str | None) -> str:
 
 def _before_cut(body: bytes) -> bytes:
     """What serve sends of `body` before its `cut` drops the connection: the first half of
-    the events (`streams.events`, as serve cuts them)."""
-    pieces = streams.events(body)
+    the events (`wires.flushes`, as serve cuts them)."""
+    pieces = wires.flushes(WIRE, body)
     return b"".join(pieces[: len(pieces) // 2])
 
 

@@ -15,23 +15,16 @@ its reason rather than breaking the run.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Protocol
 
-from toolcall import SSEDecoder, ToolCallError
-
 from ..cassettes import CHAT as CHAT
-from ..serve import WIRE_PATHS
-from ..streams import NDJSON_WIRES as NDJSON_WIRES
+from ..wires import objects
 
 Chunk = Mapping[str, Any]
-
-#: Every wire's name, chat completions (`CHAT`) first: the wires `serve` has a path for.
-WIRES = tuple(WIRE_PATHS)
 
 
 @dataclass(frozen=True)
@@ -66,21 +59,17 @@ class Served:
     headers: Mapping[str, str] = field(default_factory=dict)
 
 
-class UnreadableBody(ValueError):
-    """A body whose framing or events cannot be decoded into JSON objects."""
-
-
 @dataclass(frozen=True)
 class Stream:
     """One stream as an implementation is handed it, whatever its wire.
 
     `body` is the bytes as the client received them; `events` their decoded JSON objects in order
     (the `data:` payloads of an SSE body without `[DONE]`, the lines of Ollama's NDJSON, the
-    elements of Gemini's JSON array), for a
-    reader that does not parse, decoded on first use (`UnreadableBody` for a body that does not
-    decode); `chunks` is the chat wire's name for the same list. `served`, when set, is where an
-    HTTP client must fetch the body (through a gateway, say); when it is None a client is served
-    the body by the harness (`serving`).
+    elements of Gemini's JSON array), for a reader that does not parse, decoded on first use by
+    the harness's one reader (`wires.objects`; `wires.UnreadableBody` for a body that does not
+    decode); `chunks` is the chat wire's name for the same list. `served`, when set, is where
+    an HTTP client must fetch the body (through a gateway, say); when it is None a client is
+    served the body by the harness (`serving`).
     """
 
     wire: str
@@ -90,7 +79,7 @@ class Stream:
 
     @cached_property
     def events(self) -> list[dict[str, Any]]:
-        return decode_events(self.wire, self.body)
+        return objects(self.wire, self.body)
 
     @classmethod
     def decoded(
@@ -110,40 +99,6 @@ class Stream:
                 f"a stream of the {self.wire} wire has no chat chunks: read .events or .body"
             )
         return self.events
-
-
-def decode_events(wire: str, body: bytes) -> list[dict[str, Any]]:
-    """The JSON objects `body` carries on `wire`, in order. Raises `UnreadableBody`."""
-    if body.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"["):
-        try:
-            found = json.loads(body.decode("utf-8-sig"))
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise UnreadableBody(f"not a JSON array: {exc}") from None
-        if not isinstance(found, list) or not all(isinstance(e, dict) for e in found):
-            raise UnreadableBody("a JSON array whose elements are not all objects")
-        return found
-    if wire in NDJSON_WIRES:
-        try:
-            texts = [line for line in body.decode("utf-8").splitlines() if line.strip()]
-        except UnicodeDecodeError as exc:
-            raise UnreadableBody(f"not UTF-8 lines: {exc}") from None
-    else:
-        decoder = SSEDecoder()
-        try:
-            texts = decoder.feed(body) + decoder.close()
-        except ToolCallError as exc:
-            raise UnreadableBody(f"not an event stream: {exc}") from None
-        texts = [text for text in texts if text.strip() != "[DONE]"]
-    events = []
-    for number, text in enumerate(texts):
-        try:
-            event = json.loads(text)
-        except ValueError as exc:
-            raise UnreadableBody(f"event {number} is not JSON: {exc}") from None
-        if not isinstance(event, dict):
-            raise UnreadableBody(f"event {number} is not a JSON object")
-        events.append(event)
-    return events
 
 
 class Implementation(Protocol):

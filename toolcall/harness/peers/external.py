@@ -57,7 +57,8 @@ from jsonschema.exceptions import best_match
 
 from .. import scrub
 from ..profiles import format_schema
-from . import CHAT, Assembled, Call, Stream, UnreadableBody, first_line
+from ..wires import UnreadableBody
+from . import CHAT, Assembled, Call, Stream, first_line
 from .serving import serving
 
 ENVIRONMENT_VARIABLE = "TOOLCALL_EXTERNAL"

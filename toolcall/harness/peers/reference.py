@@ -12,8 +12,8 @@ from collections.abc import Sequence
 
 import toolcall
 
-from ..recordings import JSON_ARRAY
-from . import WIRES, Assembled, Call, Chunk, Stream
+from ..wires import JSON_ARRAY, NAMES
+from . import Assembled, Call, Chunk, Stream
 
 
 def sse_body(chunks: Sequence[Chunk]) -> bytes:
@@ -25,7 +25,7 @@ def sse_body(chunks: Sequence[Chunk]) -> bytes:
 class Reference:
     name = "toolcall"
     version = f"toolcall {toolcall.__version__}"
-    wires = WIRES
+    wires = NAMES
     framings = (JSON_ARRAY,)
 
     def assemble(self, stream: Stream) -> Assembled:

@@ -3,7 +3,7 @@
 A client is judged on exactly the bytes every other implementation is handed, so the harness
 registers the stream's body with one simulator (`harness.serve`, started once per process on
 127.0.0.1) for the length of one assembly, under a one-off token the client sends as the
-`X-Toolcall-Body` header. The simulator answers it at that wire's own path only (`serve.WIRE_PATHS`,
+`X-Toolcall-Body` header. The simulator answers it at that wire's own path only (`wires.WIRE_PATHS`,
 the one table of them) and anything else with a 404 naming the path, so a client that calls the
 wrong endpoint is seen to. A stream that says where it is served already (through a gateway) is
 fetched from there.
@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from .. import serve
-from ..serve import WIRE_PATHS
+from ..wires import WIRE_PATHS
 from . import Served, Stream
 
 BODY_HEADER = "X-Toolcall-Body"

@@ -4,8 +4,8 @@ the turn marked.
 Which bytes decide the turn is a property of the wire: the keys that carry a call's index, id,
 name and argument fragments, and the ones that end or cut the turn (a finish or stop reason, the
 stream's last event). Those keys and their scalar values are marked; the rest of each event is
-context. The events are cut where the provider flushed them (`streams.events`), so an event on
-the page is what a client read in one piece.
+context. The events are cut by the harness's one body reader (`wires.flushes`), so an event on
+the page is what a client read in one piece, and a body it refuses is still shown, its rest whole.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .. import streams
+from .. import wires
 from .html import esc
 
 #: The JSON keys whose values decide an assembled turn, per wire.
@@ -67,7 +67,7 @@ def pattern(wire: str) -> re.Pattern[str]:
 def split(body: str, wire: str, framing: str = "") -> list[Event]:
     """The body's events, each with its marked spans."""
     found = pattern(wire)
-    pieces = streams.events(body.encode("utf-8"), wire, framing)
+    pieces = wires.flushes(wire, body.encode("utf-8"), framing)
     out = []
     for piece in pieces:
         text = piece.decode("utf-8", "replace")

@@ -27,7 +27,7 @@ from .. import cassettes
 from ..cassettes import CHAT
 from ..profiles import Cell, Provider, Suite, WireOffer
 from . import copies
-from .copies import Shape, Unshown, events, skeleton, structure_problems, wire_request
+from .copies import Shape, Unshown, skeleton, structure_problems, wire_request
 from .templates import (
     SYNTHESIS_SCHEMA,
     SYNTHESIZED,
@@ -48,7 +48,6 @@ __all__ = [
     "cassette_text",
     "cells",
     "cut",
-    "events",
     "generate",
     "render",
     "render_reply",

@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .. import recordings
+from .. import recordings, wires
 from ..cassettes import WIRES
 from ..profiles import Cell, Provider, Suite
 from .templates import SynthesisError, cut, generate
@@ -134,31 +134,15 @@ def render(suite: Suite, provider: Provider, cell: Cell, wire: str, shape: Shape
         raise SynthesisError(f"{provider.key}@{wire}: follows unknown recordings {missing}")
     templates = _Templates(
         f"{provider.key}@{wire} {cell.scenario}",
-        [e for name in shape.follows for e in events(found[name].body())],
+        [e for name in shape.follows for e in wires.objects(wire, found[name].body())],
     )
     reply = suite.scenarios[cell.scenario].reply
     request = wire_request(wire, suite.request_body(provider, cell))
     renderer = _RENDERERS[wire]
     seed = f"{provider.key}|{wire}|{cell.scenario}"
     out = renderer(templates, shape, reply, request, cell.model, random.Random(seed))
-    if wire in recordings.NAMED_EVENTS:
-        return "".join(
-            f"event: {e['type']}\ndata: {json.dumps(e, ensure_ascii=False, separators=(',', ':'))}"
-            "\n\n"
-            for e in out
-        )
-    return "".join(f"data: {json.dumps(e, ensure_ascii=False)}\r\n\r\n" for e in out)
-
-
-def events(body: bytes) -> list[dict[str, Any]]:
-    """The JSON objects of an SSE body's `data:` lines (`[DONE]` and comments skipped)."""
-    out = []
-    for line in body.decode("utf-8").splitlines():
-        if line.startswith("data:"):
-            data = line[5:].strip()
-            if data and data != "[DONE]":
-                out.append(json.loads(data))
-    return out
+    row = wires.wire(wire)
+    return "".join(wires.frame(row, event) for event in out)
 
 
 # -- the structure check ------------------------------------------------------------------------
@@ -195,11 +179,11 @@ def skeleton(event: Mapping[str, Any]) -> tuple[str, frozenset[str]]:
     return kind, frozenset(paths)
 
 
-def structure_problems(rendered: bytes, followed: list[bytes]) -> list[str]:
+def structure_problems(wire: str, rendered: bytes, followed: list[bytes]) -> list[str]:
     """Each rendered event whose skeleton no followed recording has, one line each."""
-    known = {skeleton(e) for body in followed for e in events(body)}
+    known = {skeleton(e) for body in followed for e in wires.objects(wire, body)}
     problems = []
-    for n, event in enumerate(events(rendered)):
+    for n, event in enumerate(wires.objects(wire, rendered)):
         kind, paths = skeleton(event)
         if (kind, paths) in known:
             continue
@@ -510,5 +494,5 @@ def _gemini(
 
 
 _RENDERERS = {"responses": _responses, "anthropic": _anthropic, "gemini": _gemini}
-#: The wires this module renders.
-RENDERED_WIRES = tuple(_RENDERERS)
+#: The wires this module renders: those the wire table says how to write (`wires.Synthesis`).
+RENDERED_WIRES = tuple(name for name, row in wires.WIRES.items() if row.synthesis is not None)
