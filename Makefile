@@ -15,8 +15,9 @@ unexport PYTHONDONTWRITEBYTECODE
 # quotes, so a value is one argument whatever it holds (`ROUTE='direct; touch x #'` is a route
 # name, refused as unknown, and runs nothing).
 export PROVIDER SCENARIO ROUTE MODEL HEADER BASE_URL ACCEPT NAME KEY_ENV EXTERNAL GATEWAY \
-	GATEWAY_URL SERVE_PORT CLIENTS
-PYTEST_FILTERS := $${PROVIDER:+--toolcall-provider "$$PROVIDER"} $${SCENARIO:+--toolcall-scenario "$$SCENARIO"}
+	GATEWAY_URL SERVE_PORT CLIENTS WIRE CASE
+PYTEST_FILTERS := $${PROVIDER:+--toolcall-provider "$$PROVIDER"} $${SCENARIO:+--toolcall-scenario "$$SCENARIO"} \
+	$${WIRE:+--toolcall-wire "$$WIRE"} $${CASE:+--toolcall-case "$$CASE"}
 
 # `make test` spreads the suite over the cores (pytest-xdist); a worker that runs out of tests takes
 # the last ones queued for another, so one long test file does not leave a core idle at the end.
@@ -70,7 +71,8 @@ $(JS_STAMP): clients/js/package-lock.json
 matrix: $(PEERS_STAMP) $(JS_STAMP)
 	@mkdir -p reports
 	$(BIN)/toolcall matrix --markdown reports/matrix.md --json reports/matrix.json \
-		$(SELECTION) $${EXTERNAL:+--external "$$EXTERNAL"}
+		$(SELECTION) $${WIRE:+--wire "$$WIRE"} $${CASE:+--case "$$CASE"} \
+		$${EXTERNAL:+--external "$$EXTERNAL"}
 
 ## gateways: LiteLLM, Portkey (two ways), openai-forward before serve (GATEWAY_URL= checks yours)
 CLIENTS ?= 1

@@ -10,8 +10,8 @@ nesting, blank arguments that are not JSON whitespace). The seeds include each w
 framings (Gemini's JSON array, NDJSON with CRLF line ends and a byte-order mark), one turn
 written on every wire (`wire_bodies`), and, on every wire, turns whose events pass the 64 KB
 from which an event is held as its bytes (`long_seeds`: long arguments, long reasoning and text
-then a long call), so that mutations reach the long-event paths (`_long.LongEvent`, Responses'
-repetitions read in place). Then `check_body` asserts, for the mutated body:
+then a long call), so that mutations reach the long-event paths (`_framing.long_events.LongEvent`,
+Responses' repetitions read in place). Then `check_body` asserts, for the mutated body:
 
 1. only the library's errors: every way of reading it gives a turn or a `ToolCallError`, and
    the answer of every event decoded as text, none held as bytes (the full decoding);
@@ -53,7 +53,7 @@ from hypothesis import strategies as st
 from tests import wire_bodies
 from tests.outcomes import BACKENDS, outcome
 from toolcall import SSEDecoder
-from toolcall._documents import DocumentDecoder
+from toolcall._framing.json_documents import DocumentDecoder
 from toolcall.harness import cassettes, recordings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,7 +80,8 @@ def seeds() -> tuple[bytes, ...]:
     return chat + tuple(recording.body() for recording in wires) + framings + written + long_seeds()
 
 
-#: Characters past the 64 KB from which an event is held as its bytes (`_sse.LONG_EVENT_BYTES`).
+#: Characters past the 64 KB from which an event is held as its bytes (`LONG_EVENT_BYTES` of
+#: `_framing/sse.py`).
 LONG = 66 * 1024
 
 
@@ -89,8 +90,8 @@ def long_seeds() -> tuple[bytes, ...]:
     pieces (Responses repeats them whole three times) and in one event; and long reasoning,
     a short text, then a long call. Responses' finished response repeats the items, as
     OpenAI's does. The bodies are written as ASCII: the arguments' escapes are then spelt as
-    Responses' repetitions are read in place (`_repeated`); the reasoning's `\\u` escapes of
-    text outside ASCII are read the other way."""
+    Responses' repetitions are read in place (`_fast.repeated_text`); the reasoning's `\\u` escapes
+    of text outside ASCII are read the other way."""
     plain = ('Notes: "quoted" \\ tab\t end\n' * (LONG // 20))[:LONG]
     wide = ("Caf\u00e9 \u6f22\u5b57 \U0001f9ea \n" * (LONG // 10))[:LONG]
     calls: list[wire_bodies.Call] = [("write", {"path": "notes.md", "text": plain})]
@@ -440,12 +441,12 @@ def check_body(body: bytes, cuts: list[int], limits: dict[str, int] | None = Non
     options = limits or {}
     try:
         answers = {
-            (b, t): outcome(body, backend=b, templates=t, **options)
+            (b, t): outcome(body, backend=b, fast=t, **options)
             for b in BACKENDS
             for t in (True, False)
         }
         with no_event_long():
-            whole = outcome(body, backend="stdlib", templates=False, **options)
+            whole = outcome(body, backend="stdlib", fast=False, **options)
         for way, answer in answers.items():
             assert answer == whole, (
                 f"{way} differs from stdlib, every event decoded: {_diff(answer, whole)}"
@@ -500,7 +501,7 @@ def no_event_long() -> Iterator[None]:
 @contextlib.contextmanager
 def every_event_long() -> Iterator[None]:
     """Every SSE event and document held as its bytes however short, the path a long one
-    takes (`_long.LongEvent`)."""
+    takes (`_framing.long_events.LongEvent`)."""
     saved = SSEDecoder.long_from, DocumentDecoder.long_from
     SSEDecoder.long_from = DocumentDecoder.long_from = 1
     try:

@@ -1,7 +1,7 @@
 """One comparable answer for a body: the turn it assembles, or the library error it raises.
 
 The hostile-input tests and the fuzzer both ask whether two ways of reading the same body (two
-JSON backends, the envelope fast path or full decoding, any split of the bytes) give one answer.
+JSON backends, the fast paths or the plain one, any split of the bytes) give one answer.
 An answer is the turn's `to_dict()` or the error's type and message; anything that is not a
 `ToolCallError` is not an answer, and propagates so that the test fails on it. With events on,
 the events must also tell the same turn (`toolcall.harness.event_check`), or the answer says so.
@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from toolcall import Event, ToolCallError, TurnBuilder, TurnDone
+from toolcall._fast import enabled as fast_paths
 from toolcall.harness.event_check import event_problems
 
 BACKENDS = ("stdlib", "orjson")
@@ -23,18 +24,18 @@ def outcome(
     body: bytes | Iterable[bytes],
     *,
     backend: str = "auto",
-    templates: bool = True,
+    fast: bool = True,
     events: bool = True,
     partial: bool = False,
     wire: str = "auto",
     **limits: int,
 ) -> tuple[str, Any]:
     """("turn", the turn as JSON text) or (error type, message); a list of pieces re-splits."""
-    builder = TurnBuilder(
-        json_backend=backend, events=events, partial_arguments=partial, wire=wire, **limits
-    )
-    # The reference for the fast path: every chunk decoded in full (see _templates).
-    builder._templates = templates
+    # `fast=False` is the reference for the fast paths: every event read in full, as text.
+    with fast_paths(fast):
+        builder = TurnBuilder(
+            json_backend=backend, events=events, partial_arguments=partial, wire=wire, **limits
+        )
     pieces = [body] if isinstance(body, bytes) else body
     seen: list[Event] = []
     try:

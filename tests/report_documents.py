@@ -4,9 +4,15 @@ against its schema, and a matrix of any size for the page-size measure."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import tempfile
+from functools import cache
 from pathlib import Path
 from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
 
 #: One short stream per wire, each with a call to get_weather({"city": "Paris"}).
 BODIES = {
@@ -60,8 +66,12 @@ def case(wire: str) -> dict[str, Any]:
         "wire": wire,
         "framing": framing,
         "route": "direct" if wire != "chat" else "relay-one",
-        "kind": "recording",
-        "provenance": {"kind": "recording", "repository": "example/recordings", "commit": "abc"},
+        "kind": "wire-recording" if wire != "chat" else "published",
+        "provenance": {
+            "source": f"cassettes/wires/{wire}/weather",
+            "repository": "example/recordings",
+            "commit": "abc",
+        },
         "expected": {**RIGHT, "error": None},
         "body": body,
         "body_bytes": len(body.encode()),
@@ -168,17 +178,23 @@ def probe() -> dict[str, Any]:
     }
 
 
+@cache
 def doctor() -> dict[str, Any]:
-    return {
-        "wire": "anthropic",
-        "framing": "sse",
-        "model": "m",
-        "provider": "anthropic",
-        "route": "direct",
-        "calls": [{"name": "get_weather", "arguments": '{"city":"Paris"}'}],
-        "findings": ["the stream ends without message_stop"],
-        "clients": [{"client": "anthropic-sdk", "verdict": "pass"}],
-    }
+    """What `toolcall doctor --json` says of a recording cut after its twelfth event (made once
+    a process, in a folder of its own)."""
+    from toolcall.harness.cli import main
+
+    recording = ROOT / "cassettes" / "wires" / "anthropic"
+    body = (recording / "fantasy_claude-sonnet-4_multi_tool.sse").read_bytes()
+    with tempfile.TemporaryDirectory() as folder:
+        cut = Path(folder) / "cut.sse"
+        cut.write_bytes(b"\n\n".join(body.split(b"\n\n")[:12]) + b"\n\n")
+        said = io.StringIO()
+        args = ["--root", str(ROOT), "doctor", "--json", "--implementation", "toolcall"]
+        with contextlib.redirect_stdout(said):
+            main([*args, str(cut)])
+    document: dict[str, Any] = json.loads(said.getvalue())
+    return document
 
 
 def write_all(folder: Path) -> Path:

@@ -122,7 +122,8 @@ def test_complete_can_be_called_twice_with_the_same_result() -> None:
     ids=["Delta", "ToolCall", "ToolCallFunction"],
 )
 def test_value_types_are_frozen_and_slotted(value: object) -> None:
-    """Delta/ToolCall/ToolCallFunction are frozen, slotted values (DESIGN.md "Rules", _types.py)."""
+    """Delta/ToolCall/ToolCallFunction are frozen, slotted values (DESIGN.md "Rules",
+    _calls/call_types.py)."""
     assert not hasattr(value, "__dict__")
     assert type(value).__slots__
     field = dataclasses.fields(value)[0].name  # type: ignore[arg-type]
@@ -198,8 +199,8 @@ def test_delta_from_dict_rejects_wrong_types(raw: dict[str, Any]) -> None:
     ],
 )
 def test_delta_from_dict_and_feed_read_a_delta_alike(raw: dict[str, Any]) -> None:
-    """One reading of a delta (_fields.py): `"index": "1"` used to pass one door and not the
-    other, so whether a delta was valid depended on how it came in."""
+    """One reading of a delta (_calls/delta_fields.py): `"index": "1"` used to pass one door and not
+    the other, so whether a delta was valid depended on how it came in."""
 
     def through_feed() -> object:
         assembler = Assembler()

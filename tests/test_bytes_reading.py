@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 import toolcall
 import toolcall._json
+from toolcall._framing.long_events import LongEvent
 from toolcall._json import UNREAD, ReadsUtf8, utf8_reader
-from toolcall._long import LongEvent
 
 from .outcomes import outcome
 from .test_properties import FAST, decoded, json_texts, numbers

@@ -85,7 +85,7 @@ def test_the_plugin_recipe_fails_a_naive_assembler_one_line_per_case(tmp_path: P
     section = out.split("= FAILURES =", 1)[1].split("= short test summary info =", 1)[0]
     messages = [line for line in section.splitlines()[1:-1] if not line.startswith("_")]
     assert failed and len(messages) == len(failed), section  # one line per failing case
-    assert "gemini/parallel_calls: merged calls: 2 calls came back as 1" in out
+    assert "gemini-parallel_calls: merged calls: 2 calls came back as 1" in out
     assert "doubled name" in out and "truncated arguments passed as valid" in out
     assert "Traceback" not in out and "site-packages" not in out
 
@@ -128,13 +128,17 @@ def test_an_assembler_of_one_wire_takes_only_its_cases(tmp_path: Path) -> None:
     done = run_pytest(tmp_path, [*PYTEST, "test_anthropic.py", "--toolcall-wire=anthropic", "-rf"])
     out = done.stdout
     assert done.returncode == 1, out[-3000:] + done.stderr
-    # The four Anthropic recordings and the cut-off variant of each, and the synthesized web
-    # search case (a tool the provider ran, whose input is no call's: no cut of it), in both.
-    assert "9 failed, 9 passed" in out, out[-3000:]
+    # The four Anthropic recordings and the cut-off variant of each, the synthesized web search
+    # case (a tool the provider ran, whose input is no call's: no cut of it), and the ten cells
+    # synthesized on Anthropic (DeepSeek's and Qwen's) with the cut of each long_arguments one,
+    # in both tests.
+    assert "21 failed, 21 passed" in out, out[-3000:]
     failed = [line for line in out.splitlines() if line.startswith("FAILED ")]
-    assert len(failed) == 9 and all("test_chunks[anthropic/anthropic/" in f for f in failed)
+    assert len(failed) == 21 and all("test_chunks[" in f for f in failed)
+    assert sum("test_chunks[anthropic@anthropic-anthropic/" in f for f in failed) == 4
+    assert sum("test_chunks[deepseek@anthropic-" in f for f in failed) == 6
     # "FAILED <node id>", then " - <message>" where the terminal is wide enough for it.
-    assert sum(f.split()[1].endswith("_truncated]") for f in failed) == 4
+    assert sum(f.split()[1].endswith("_truncated]") for f in failed) == 6
     assert "a case of the anthropic wire has no chat chunks; read .events or .body" in out
 
 
@@ -155,7 +159,7 @@ def test_the_external_recipe_gives_the_naive_program_a_red_column() -> None:
     out = done.stdout + done.stderr
     assert "naive" in out and "gemini/parallel_calls" in out, out[-3000:]
     # The terminal cuts long lines to fit (the reports keep them whole): the case names suffice.
-    assert "FAIL naive gemini/parallel_calls: merged calls" in out, out[-3000:]
+    assert "FAIL naive gemini-parallel_calls: merged calls" in out, out[-3000:]
     assert "FAIL naive gemini/published/vertex-docs_gemini-3.1-pro" in out, out[-3000:]
 
 

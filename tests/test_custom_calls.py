@@ -253,7 +253,7 @@ def test_any_split_gives_one_answer_on_both_backends_events_on_and_off(wire: str
     for backend in BACKENDS:
         assert outcome(bytewise, backend=backend) == whole
         assert outcome(bytewise, backend=backend, events=False, wire=wire) == whole
-        assert outcome(bytewise, backend=backend, templates=False) == whole
+        assert outcome(bytewise, backend=backend, fast=False) == whole
     assert outcome(bytewise, partial=True) == whole
     rng = random.Random(wire)
     for _ in range(30):

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 import toolcall
-from toolcall.harness import matrix, streams, wires
+from toolcall.harness import case, streams, wires
 from toolcall.harness.checks import check_cut
 from toolcall.harness.peers import Assembled, Call
 from toolcall.harness.profiles import load_suite
@@ -81,8 +81,8 @@ def test_a_stream_with_no_arguments_has_no_cut() -> None:
 
 
 def test_the_matrix_judges_every_wire_cut_and_fails_a_reader_that_ignores_it() -> None:
-    cases = list(matrix.cut_cases(SUITE, None))
-    assert {c.wire for c in cases} == set(ENDINGS) - {"chat"}
+    cases = list(case.cases(SUITE, case.Filters(kind=case.CUT)))
+    assert {c.wire for c in cases} == set(ENDINGS)
     assert all(c.expected.truncated for c in cases)
     ignored = Assembled(calls=(Call("call_1", "add", '{"a": 1}'),))
     assert not judge(cases[0].expected, ignored).passed

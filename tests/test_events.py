@@ -1,4 +1,5 @@
-"""Events as the stream goes (_events.py, _watch.py, _closer.py): what a chat UI and an agent see.
+"""Events as the stream goes (_turn/events.py, _turn/call_watcher.py, _calls/object_closer.py): what
+a chat UI and an agent see.
 
 Each test feeds a stream one SSE event at a time, as a socket delivers it, and looks at what each
 `feed` returned: the promise is not only which events come but when.
@@ -28,7 +29,7 @@ from toolcall import (
     TurnBuilder,
     TurnDone,
 )
-from toolcall._closer import ObjectCloser
+from toolcall._calls.object_closer import ObjectCloser
 from toolcall.harness.event_check import event_problems
 
 from .outcomes import chunk, fragment, head, sse
@@ -299,7 +300,7 @@ def test_the_events_made_per_chunk_are_the_frozen_classes_themselves() -> None:
     alike, frozen, with the same repr."""
     from dataclasses import FrozenInstanceError, fields
 
-    from toolcall._events import arguments_delta, reasoning_delta, text_delta
+    from toolcall._turn.events import arguments_delta, reasoning_delta, text_delta
 
     change = toolcall.ArgumentsChange("append", ("text",), "ab")
     pairs: list[tuple[Event, Event]] = [

@@ -35,9 +35,9 @@ from toolcall import (
     TurnBuilder,
     TurnDone,
 )
-from toolcall._documents import DocumentDecoder
+from toolcall._framing.json_documents import DocumentDecoder
+from toolcall._framing.ndjson import NDJSONDecoder
 from toolcall._json import backend
-from toolcall._ndjson import NDJSONDecoder
 from toolcall.harness import recordings
 from toolcall.harness.event_check import event_problems
 

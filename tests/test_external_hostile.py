@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 from toolcall.harness import matrix, matrix_report
+from toolcall.harness.case import Filters
 from toolcall.harness.cassettes import cassette_path, load, response_body
 from toolcall.harness.cli import main
 from toolcall.harness.matrix import Matrix, Result
@@ -218,7 +219,10 @@ def test_what_a_program_says_reaches_the_report_masked_and_cut(tmp_path: Path, a
     program = External("leaky", _write(tmp_path, _answering(answer)), timeout=20)
     suite = load_suite(ROOT)
     result = _within(
-        HANG, lambda: matrix.run(suite, [program], provider="glm", scenario="single_call")
+        HANG,
+        lambda: matrix.run(
+            suite, [program], filters=Filters(provider="glm", scenario="single_call")
+        ),
     )
     assert isinstance(result, Matrix), result
     report = matrix_report.markdown(result) + json.dumps(matrix_report.document(result))
@@ -242,7 +246,7 @@ def test_a_program_that_fails_its_handshake_is_unavailable_not_a_column(tmp_path
     body = 'input()\nprint(json.dumps({"protocol": 2}), flush=True)\ntime.sleep(600)\n'
     program = External("shapeless", _write(tmp_path, body))
     suite = load_suite(ROOT)
-    result = _within(HANG, lambda: matrix.run(suite, [program], provider="glm"))
+    result = _within(HANG, lambda: matrix.run(suite, [program], filters=Filters(provider="glm")))
     assert isinstance(result, Matrix), result
     assert result.never_started == ["shapeless"]
     assert "bad 'started'" in result.unavailable["shapeless"]
@@ -255,7 +259,7 @@ def test_a_silent_program_is_cut_off_after_a_few_timeouts(tmp_path: Path) -> Non
     body = f"input()\n{HANDSHAKE}\nfor line in sys.stdin: pass\n"
     program = External("silent", _write(tmp_path, body), timeout=0.3)
     suite = load_suite(ROOT)
-    result = _within(HANG, lambda: matrix.run(suite, [program], provider="openai"))
+    result = _within(HANG, lambda: matrix.run(suite, [program], filters=Filters(provider="openai")))
     assert isinstance(result, Matrix), result
     labels = [r.verdict.label for r in result.results]
     cut = matrix.CONSECUTIVE_TIMEOUTS
@@ -281,7 +285,8 @@ def test_a_slow_program_is_cut_off_at_the_column_budget(tmp_path: Path) -> None:
     program = External("slow", _write(tmp_path, body), timeout=5.0)
     suite = load_suite(ROOT)
     result = _within(
-        HANG, lambda: matrix.run(suite, [program], provider="openai", column_budget=0.5)
+        HANG,
+        lambda: matrix.run(suite, [program], filters=Filters(provider="openai"), column_budget=0.5),
     )
     assert isinstance(result, Matrix), result
     labels = [r.verdict.label for r in result.results]

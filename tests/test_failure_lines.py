@@ -167,7 +167,7 @@ def test_make_conformance_prints_one_line_per_failing_cell(suite_copy: Path) -> 
     body = [line for line in failures.splitlines()[1:-1] if line and not line.startswith("____")]
     assert len(body) == 4, failures  # the four gemini cells whose calls show the index
     assert all(line.startswith("FAIL gemini/") and "; fix: " in line for line in body), body
-    assert "def test_cassette" not in out and "conformance_outcome" not in out
+    assert "def test_case" not in out and "conformance_outcome" not in out
 
 
 def test_a_recording_that_contradicts_the_profile_names_the_quirks_line(suite_copy: Path) -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from toolcall.harness import fingerprint, structure, walk, wires
-from toolcall.harness.matrix import expected_from_file
+from toolcall.harness.case import expected_from_file
 from toolcall.harness.peers import Assembled, Call
 from toolcall.harness.verdict import judge
 

@@ -154,7 +154,7 @@ def learned_then(payload_fragment: str) -> bytes:
 def test_a_lone_surrogate_is_refused_on_both_backends_and_both_paths(escape: str) -> None:
     """The stdlib string scanner accepts `\\ud800` and orjson refuses it: now both refuse."""
     body = learned_then(escape)
-    answers = {outcome(body, backend=b, templates=t) for b in BACKENDS for t in (True, False)}
+    answers = {outcome(body, backend=b, fast=t) for b in BACKENDS for t in (True, False)}
     assert len(answers) == 1
     ((kind, message),) = answers
     assert kind == "StreamError"
@@ -163,7 +163,7 @@ def test_a_lone_surrogate_is_refused_on_both_backends_and_both_paths(escape: str
 
 def test_a_surrogate_pair_is_one_character_on_both_backends() -> None:
     body = learned_then("\\ud83d\\ude00")
-    answers = {outcome(body, backend=b, templates=t) for b in BACKENDS for t in (True, False)}
+    answers = {outcome(body, backend=b, fast=t) for b in BACKENDS for t in (True, False)}
     assert len(answers) == 1
     ((kind, turn),) = answers
     assert kind == "turn"

@@ -3,7 +3,9 @@
 Every import is read from the source (`ast`), those under `if TYPE_CHECKING:` and inside
 functions included, since a circle hidden from the interpreter is still a circle in the design:
 the module below cannot be understood, tested or replaced without the one above. That holds in
-the library and in the harness above it, and the library never imports the harness.
+the library and in the harness above it, and the library never imports the harness. The
+library's packages are layers in the order of a byte's path (`LAYERS`): framing, fast paths and
+calls at the bottom, the turn above them, then the assembler, the wire readers and the builder.
 """
 
 from __future__ import annotations
@@ -99,7 +101,7 @@ def test_the_circle_finder_finds_a_circle_and_nothing_else() -> None:
 
 def test_no_import_circle_among_the_library_modules() -> None:
     graph = import_graph()
-    assert "toolcall._wires.chat" in graph and "toolcall._events" in graph  # the walk found them
+    assert "toolcall._wires.chat" in graph and "toolcall._turn.events" in graph  # found them
     found = circle(graph)
     assert found is None, "import circle: " + " -> ".join(found or [])
 
@@ -152,13 +154,76 @@ def below(graph: dict[str, set[str]], name: str) -> set[str]:
     return seen
 
 
-def test_events_the_call_state_and_the_turn_import_nothing_above_them() -> None:
+#: The library's layers, lowest first, in the order a byte's path draws them upward: each
+#: package (or top-level module) imports only modules of its own and of the layers below it;
+#: packages side by side in one layer import nothing of each other. A module of a package not
+#: named here fails the test until it is given its place.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("toolcall._errors",),
+    ("toolcall._json",),
+    ("toolcall._framing", "toolcall._fast", "toolcall._calls"),
+    ("toolcall._turn",),
+    ("toolcall._call_table",),
+    ("toolcall._assembler", "toolcall._options"),
+    ("toolcall._wires",),
+    ("toolcall._stream",),
+    ("toolcall", "toolcall.schema"),
+)
+
+
+def unit(name: str) -> str:
+    """The package or top-level module `name` belongs to: `toolcall._turn.events` is in
+    `toolcall._turn`."""
+    return ".".join(name.split(".")[:2])
+
+
+def upward_imports(
+    graph: dict[str, set[str]], layers: tuple[tuple[str, ...], ...] = LAYERS
+) -> list[str]:
+    """Every import of `graph` that goes sideways or up the layers, or from or to a package
+    that has no layer, as `importer -> imported`."""
+    level = {name: at for at, layer in enumerate(layers) for name in layer}
+    found = []
+    for name, imported in sorted(graph.items()):
+        here = level.get(unit(name))
+        for other in sorted(imported):
+            there = level.get(unit(other))
+            if unit(other) == unit(name):
+                continue
+            if here is None or there is None or there >= here:
+                found.append(f"{name} -> {other}")
+    return found
+
+
+def test_each_layer_of_the_library_imports_only_the_layers_below_it() -> None:
     graph = import_graph()
-    above = {"toolcall._assembler", "toolcall._stream", "toolcall._watch"}
-    above |= {name for name in graph if name.startswith("toolcall._wires")}
-    for low in ("toolcall._events", "toolcall._turn", "toolcall._call"):
-        assert not below(graph, low) & above, low
-    assert not below(graph, "toolcall._watch") & (above - {"toolcall._watch"})
+    assert {unit(name) for name in graph} == {name for layer in LAYERS for name in layer}
+    assert upward_imports(graph) == []
+
+
+def test_the_layer_check_sees_an_import_up_sideways_or_out_of_the_layers() -> None:
+    layers = (("p._low",), ("p._left", "p._right"), ("p._high",))
+    graph = {
+        "p._low.a": {"p._high.b"},  # up
+        "p._left.a": {"p._right.b", "p._left.b", "p._low.a"},  # sideways, its own, down
+        "p._left.b": set(),
+        "p._right.b": set(),
+        "p._high.b": {"p._other"},  # a package with no layer
+        "p._other": set(),
+    }
+    assert upward_imports(graph, layers) == [
+        "p._high.b -> p._other",
+        "p._left.a -> p._right.b",
+        "p._low.a -> p._high.b",
+    ]
+
+
+def test_the_events_and_the_turn_import_nothing_of_the_watcher_above_them() -> None:
+    """Inside the turn's package: the watcher turns what the assembler did into events, so it
+    imports the events and the partial view; they never import it."""
+    graph = import_graph()
+    for low in ("toolcall._turn.events", "toolcall._turn.turn", "toolcall._turn.partial_arguments"):
+        assert "toolcall._turn.call_watcher" not in below(graph, low) | {low}, low
 
 
 def test_the_builder_names_no_wire() -> None:

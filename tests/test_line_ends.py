@@ -19,10 +19,9 @@ import toolcall._stream
 from tests.memory import fed_peak
 from tests.outcomes import outcome
 from tests.wire_bodies import events, frame
-from toolcall._documents import DocumentDecoder
+from toolcall._framing.long_events import LongEvent
+from toolcall._framing.ndjson import NDJSONDecoder
 from toolcall._json import utf8_reader
-from toolcall._long import LongEvent
-from toolcall._ndjson import NDJSONDecoder
 
 #: Every wire, with its framings: the SSE ones, Gemini's JSON array, Ollama's NDJSON.
 FRAMED = [
@@ -112,17 +111,6 @@ def test_a_long_event_is_read_from_its_bytes_whatever_ends_its_lines(
             assert (made_text, read_as_text) == ([], []), [len(s) for s in slices]
 
 
-@contextmanager
-def plain() -> Iterator[None]:
-    """No event is held as bytes: the plain path, every event made text as it comes."""
-    sse, documents = toolcall.SSEDecoder.long_from, DocumentDecoder.long_from
-    toolcall.SSEDecoder.long_from = DocumentDecoder.long_from = 1 << 60
-    try:
-        yield
-    finally:
-        toolcall.SSEDecoder.long_from, DocumentDecoder.long_from = sse, documents
-
-
 def spoiled(wire: str, framing: str, eol: bytes) -> Iterator[tuple[bytes, dict[str, int]]]:
     """Bodies the long event refuses: a byte that is not UTF-8 inside it, a character cut off
     before its line end (SSE; a JSON document's would be inside it), and limits around its
@@ -150,9 +138,8 @@ def test_a_long_event_refused_is_refused_as_on_the_plain_path(
     plain path gives the same body, however it is split."""
     eol = LINE_ENDS[name]
     for data, limits in spoiled(wire, framing, eol):
-        with plain():
-            small = [data[at : at + 1000] for at in range(0, len(data), 1000)]
-            want = outcome(small, wire=wire, events=False, **limits)
+        small = [data[at : at + 1000] for at in range(0, len(data), 1000)]
+        want = outcome(small, wire=wire, events=False, fast=False, **limits)
         assert want[0] != "turn" or limits, want
         for slices in slicings(framing, data, eol):
             assert outcome(slices, wire=wire, events=False, **limits) == want, limits

@@ -30,7 +30,7 @@ from pydantic_core import from_json
 
 from toolcall import ArgumentsError, UsageError
 from toolcall._json import MAX_DEPTH, Refused, loads_arguments
-from toolcall._partial import ArgumentsChange, PartialArguments
+from toolcall._turn.partial_arguments import ArgumentsChange, PartialArguments
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
 from partial_reader import file_arguments, record_arguments

@@ -18,6 +18,7 @@ import pytest
 
 import toolcall
 from toolcall.harness import matrix, matrix_report, streams, walk
+from toolcall.harness.case import CUT, WIRE_RECORDING, Filters, cases
 from toolcall.harness.cassettes import cassette_path, load, response_body
 from toolcall.harness.cli import main
 from toolcall.harness.peers import CHAT, Assembled, Call, Implementation, Stream, reads
@@ -64,10 +65,12 @@ def _failures(result: matrix.Matrix, name: str) -> dict[str, str]:
     }
 
 
-def _run(names: list[str], externals: list[str], provider: str) -> matrix.Matrix:
+def _run(
+    names: list[str], externals: list[str], provider: str, wire: str | None = None
+) -> matrix.Matrix:
     suite = load_suite(ROOT)
     implementations, unavailable = matrix.roster(names, externals, timeout=20, cwd=ROOT)
-    result = matrix.run(suite, implementations, provider=provider)
+    result = matrix.run(suite, implementations, filters=Filters(provider=provider, wire=wire))
     result.unavailable.update(unavailable)
     return result
 
@@ -76,10 +79,11 @@ def _run(names: list[str], externals: list[str], provider: str) -> matrix.Matrix
 
 
 @pytest.mark.parametrize(
-    ("provider", "failures"),
+    ("provider", "wire", "failures"),
     [
         (
             "gemini",
+            "chat",  # its recordings on the Gemini wire: the next test
             {
                 "gemini/parallel_calls": "merged calls",
                 # Vertex repeats the whole name on every chunk (a published recording).
@@ -90,8 +94,11 @@ def _run(names: list[str], externals: list[str], provider: str) -> matrix.Matrix
         ),
         (
             "openai",
+            None,
             {
                 "openai/long_arguments_truncated": "truncated arguments passed as valid",
+                # The cut of its long_arguments cassette synthesized on Responses.
+                "openai@responses/long_arguments_truncated": "truncated arguments passed as valid",
                 # The cut-off variants of OpenAI's Responses recordings: `incomplete` unread.
                 **{
                     f"openai/responses/{name}_truncated": "truncated arguments passed as valid"
@@ -106,9 +113,9 @@ def _run(names: list[str], externals: list[str], provider: str) -> matrix.Matrix
     ],
 )
 def test_example_external_assembler_shows_its_real_bugs(
-    provider: str, failures: dict[str, str]
+    provider: str, wire: str | None, failures: dict[str, str]
 ) -> None:
-    result = _run(["toolcall", "naive"], [NAIVE], provider)
+    result = _run(["toolcall", "naive"], [NAIVE], provider, wire)
     assert _failures(result, "naive") == failures
     assert _failures(result, "toolcall") == {}
     assert not result.reference_failed
@@ -124,8 +131,8 @@ def test_example_external_assembler_shows_its_real_bugs_on_the_other_wires() -> 
     a turn ended (Responses' `incomplete`, Anthropic's `max_tokens`, Gemini's `MAX_TOKENS`,
     Ollama's `length`)."""
     suite = load_suite(ROOT)
-    recorded = [c for c in matrix.recording_cases(suite, None) if c.wire != CHAT]
-    cut = list(matrix.cut_cases(suite, None))
+    recorded = list(cases(suite, Filters(kind=WIRE_RECORDING)))
+    cut = [c for c in cases(suite, Filters(kind=CUT)) if c.wire != CHAT]
     assert {case.wire for case in recorded} == {"responses", "anthropic", "gemini", "ollama"}
     assert {case.wire for case in cut} == {"responses", "anthropic", "gemini", "ollama"}
     (naive,), _ = matrix.roster(["naive"], [NAIVE], timeout=20, cwd=ROOT)
@@ -226,7 +233,7 @@ def test_a_program_that_names_the_json_array_framing_gets_those_bodies_with_thei
     """Gemini's answer without `?alt=sse` is one JSON array: its rows go to a program that says
     it reads that framing, with each element as an event; an HTTP client never gets them."""
     suite = load_suite(ROOT)
-    arrays = [c for c in matrix.recording_cases(suite, None) if c.framing == JSON_ARRAY]
+    arrays = [c for c in cases(suite, Filters(kind=WIRE_RECORDING)) if c.framing == JSON_ARRAY]
     assert arrays
     hello = '{"protocol": 3, ' + _WHO + ', "wires": ["gemini"], "framings": ["json-array"]}'
     external = External("arrays", _program(_ECHO, hello=hello))
@@ -274,9 +281,7 @@ for line in sys.stdin:
 def test_an_http_client_program_fetches_each_stream_where_it_is_served() -> None:
     """The JavaScript clients' way in, without Node: a chat body from `toolcall serve` under its
     token, another wire's from its own path; both the very bytes every other column gets."""
-    anthropic = next(
-        r for r in matrix.recording_cases(load_suite(ROOT), None) if r.wire == "anthropic"
-    ).stream
+    anthropic = next(cases(load_suite(ROOT), Filters(kind=WIRE_RECORDING, wire="anthropic"))).stream
     external = External("fetcher", _python(_FETCHER), timeout=30)
     try:
         for stream in (_stream("qwen", "parallel_calls"), anthropic):
@@ -390,7 +395,8 @@ def test_matrix_command_writes_markdown_and_exits_zero_when_peers_fail(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     report = tmp_path / "matrix.md"
-    args = ["--root", str(ROOT), "matrix", "--provider", "gemini", "--external", NAIVE]
+    args = ["--root", str(ROOT), "matrix", "--provider", "gemini", "--wire", "chat"]
+    args += ["--external", NAIVE]
     code = main(
         [
             *args,
@@ -404,7 +410,7 @@ def test_matrix_command_writes_markdown_and_exits_zero_when_peers_fail(
     )
     out = capsys.readouterr().out
     assert code == 0
-    assert "FAIL naive gemini/parallel_calls: merged calls" in out
+    assert "FAIL naive gemini-parallel_calls: merged calls" in out
     assert "passed: toolcall 7/7, naive 5/7" in out
     assert "naive 0.3 (python)" in out  # who it said it is, at the handshake
     text = report.read_text(encoding="utf-8")
@@ -422,18 +428,18 @@ def test_matrix_command_rejects_unknown_implementation_and_bad_spec(
 
 def test_truncated_scenario_filter_selects_only_the_cut_off_streams_of_every_wire() -> None:
     suite = load_suite(ROOT)
-    result = matrix.run(suite, [Reference()], scenario=streams.TRUNCATED)
+    result = matrix.run(suite, [Reference()], filters=Filters(scenario=streams.TRUNCATED))
     cut = {r.provider for r in result.results if r.wire == "chat"}
-    uncut = {p for p, s, _why in result.not_applicable if s == streams.TRUNCATED}
     long_cells = [p.cells["long_arguments"] for p in suite.providers.values()]
     fragmented = {c.provider for c in long_cells if c.quirks.get("arguments") == "incremental"}
     assert fragmented >= {"openai", "deepseek", "kimi", "qwen", "doubao"}
-    # Whole calls are cut after the call (GLM, Grok), unless the call is in the finishing chunk.
+    # Whole calls are cut after the call (GLM, Grok), unless the call is in the finishing chunk
+    # (Gemini's): then there is nothing to cut, and no variant.
     applicable = {c.provider for c in long_cells if not c.not_applicable}
     whole = {c.provider for c in long_cells if c.quirks.get("arguments") == "whole"}
-    assert cut | uncut == applicable and not cut & uncut
-    assert cut >= fragmented | {"glm", "grok"}
-    assert "gemini" in uncut and uncut <= whole
+    assert cut <= applicable and cut >= fragmented | {"glm", "grok"}
+    assert applicable - cut == {"gemini"} and "gemini" in whole
+    assert result.not_applicable == []
     chat = {r.scenario for r in result.results if r.wire == "chat"}
     wires = {r.wire for r in result.results if r.scenario.endswith(streams.CUT_SUFFIX)}
     assert chat == {streams.TRUNCATED} and wires == {
@@ -455,7 +461,8 @@ def test_unavailable_implementation_is_listed_not_fatal(monkeypatch: pytest.Monk
     implementations, unavailable = matrix.roster(None, [], timeout=1)
     assert [i.name for i in implementations] == ["toolcall"]
     assert unavailable["ghost"].startswith("ModuleNotFoundError: No module named")
-    result = matrix.run(load_suite(ROOT), implementations, provider="glm", scenario="single_call")
+    only = Filters(provider="glm", scenario="single_call")
+    result = matrix.run(load_suite(ROOT), implementations, filters=only)
     result.unavailable.update(unavailable)
     assert "not available: ghost: ModuleNotFoundError" in matrix_report.text(result)
     with pytest.raises(matrix.UnknownImplementation):
@@ -649,6 +656,8 @@ def test_each_implementation_gets_its_own_copy_of_the_stream() -> None:
             return Assembled()
 
     matrix.run(
-        load_suite(ROOT), [Mutating(), Watching()], provider="gemini", scenario="parallel_calls"
+        load_suite(ROOT),
+        [Mutating(), Watching()],
+        filters=Filters(provider="gemini", scenario="parallel_calls"),
     )
     assert seen == [True]

@@ -142,13 +142,14 @@ def test_a_wrongly_shaped_answer_is_a_clean_test_failure(tmp_path: Path) -> None
         f"--toolcall-root={ROOT}",
         "--toolcall-provider=openai",
         "--toolcall-scenario=single_call",
+        "--toolcall-wire=chat",
         bare=False,
     )
     out = done.stdout
     assert done.returncode == 1, out + done.stderr
     assert f"{len(WRONG_SHAPES)} failed" in out, out
     for name, (_, reason) in WRONG_SHAPES.items():
-        assert f"test_{name}[openai/single_call]" in out
+        assert f"test_{name}[openai-single_call]" in out
         assert reason in out, textwrap.shorten(out, 3000)
     assert 'it takes {"tool_calls": [{"id": ...' in out
     assert "site-packages" not in out and "toolcall/harness/" not in out, out

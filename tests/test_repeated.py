@@ -1,6 +1,6 @@
 """Responses repeats a call's arguments whole in three long events; they are checked against
-the deltas in the bytes they came in (`toolcall._repeated`), and every answer is the answer of
-the events decoded in full: the same turn, events and errors, whatever the repetition's
+the deltas in the bytes they came in (`toolcall._fast.repeated_text`), and every answer is the
+answer of the events decoded in full: the same turn, events and errors, whatever the repetition's
 spelling or place. Counted and measured by tracemalloc, never timed."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import toolcall._wires.responses
 from tests.memory import fed_peak
 from tests.outcomes import outcome
 from toolcall import SSEDecoder
-from toolcall._long import LongEvent
-from toolcall._repeated import decode_around
+from toolcall._fast.repeated_text import decode_around
+from toolcall._framing.long_events import LongEvent
 
 ITEM = {"type": "function_call", "id": "fc_0", "call_id": "call_0", "name": "write"}
 #: Made a byte that is not UTF-8 in the body.

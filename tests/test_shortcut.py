@@ -1,5 +1,6 @@
 """An event fed alone is taken from its bytes in one step when it repeats the one before
-(`toolcall._shortcut`); it must give exactly what the decoder and the reader give, on every wire.
+(`toolcall._fast.shortcut`); it must give exactly what the decoder and the reader give, on every
+wire.
 
 The reference is the whole body read with every event decoded in full (no template, no
 shortcut). The body is then fed one event per slice, as a socket hands it over, which is the
@@ -21,7 +22,7 @@ from hypothesis import strategies as st
 from tests import wire_bodies
 from tests.outcomes import chunk, outcome, sse
 from tests.wire_bodies import WIRES
-from toolcall import LimitExceeded, StreamError, TurnBuilder, _sse
+from toolcall import LimitExceeded, SSEDecoder, StreamError, TurnBuilder
 
 argument_values = st.dictionaries(
     st.text(max_size=4), st.text(max_size=30) | st.integers() | st.booleans(), max_size=3
@@ -92,9 +93,9 @@ def test_events_fed_one_by_one_read_as_the_whole_body_decoded_in_full(
         for where, how in spoils:
             pieces = spoiled(pieces, where % len(pieces), how)
         body = b"".join(pieces)
-        reference = outcome(body, templates=False, events=events, wire=wire)
+        reference = outcome(body, fast=False, events=events, wire=wire)
         assert outcome(pieces, events=events, wire=wire) == reference, (wire, spoils)
-        assert outcome(pieces, events=events) == outcome(body, templates=False, events=events)
+        assert outcome(pieces, events=events) == outcome(body, fast=False, events=events)
 
 
 def anthropic_call(fragments: int) -> list[bytes]:
@@ -106,13 +107,13 @@ def test_repeated_events_skip_the_decoder_and_the_reader(monkeypatch: pytest.Mon
     """Counted, not timed: of a call's thousand fragments fed one by one, the decoder sees only
     the events around them and the first fragment, the rest being taken by the shortcut."""
     fed: list[bytes] = []
-    original = _sse.SSEDecoder.feed
+    original = SSEDecoder.feed
 
-    def counting(self: _sse.SSEDecoder, data: bytes) -> list[str]:
+    def counting(self: SSEDecoder, data: bytes) -> list[str]:
         fed.append(data)
         return original(self, data)
 
-    monkeypatch.setattr(_sse.SSEDecoder, "feed", counting)
+    monkeypatch.setattr(SSEDecoder, "feed", counting)
     pieces = anthropic_call(1000)
     builder = TurnBuilder(events=False)
     for piece in pieces:
@@ -156,10 +157,10 @@ def test_chat_text_and_arguments_take_the_shortcut_too() -> None:
     """Chat's pieces of text and its argument fragments, fed one by one, give the turn."""
     calls: list[Any] = [("lookup", {"q": "a longer query " * 20})]
     body = wire_bodies.body("chat", calls, "some words of text " * 10, 3)
-    reference = outcome(body, templates=False)
+    reference = outcome(body, fast=False)
     assert reference[0] == "turn"
     assert outcome(slices(body)) == reference
-    assert outcome(slices(body), events=False) == outcome(body, templates=False, events=False)
+    assert outcome(slices(body), events=False) == outcome(body, fast=False, events=False)
 
 
 def interleaved_chat(calls: int, fragments: int) -> list[bytes]:
@@ -185,15 +186,15 @@ def test_parallel_calls_taking_turns_take_the_shortcut_in_turn(
     until each call's template has come back once; then the one that followed last time is
     taken, and the turn is the one full decoding gives."""
     fed: list[bytes] = []
-    original = _sse.SSEDecoder.feed
+    original = SSEDecoder.feed
 
-    def counting(self: _sse.SSEDecoder, data: bytes) -> list[str]:
+    def counting(self: SSEDecoder, data: bytes) -> list[str]:
         fed.append(data)
         return original(self, data)
 
     pieces = interleaved_chat(8, 200)
-    assert outcome(pieces) == outcome(b"".join(pieces), templates=False)
-    monkeypatch.setattr(_sse.SSEDecoder, "feed", counting)
+    assert outcome(pieces) == outcome(b"".join(pieces), fast=False)
+    monkeypatch.setattr(SSEDecoder, "feed", counting)
     builder = TurnBuilder(events=False)
     for piece in pieces:
         builder.feed(piece)
@@ -221,4 +222,4 @@ def test_a_stream_whose_envelopes_never_repeat_keeps_few_shortcuts() -> None:
         builder.feed(piece)
     builder.finish()
     assert 0 < len(builder._shortcuts) <= 256
-    assert outcome(varied) == outcome(b"".join(varied), templates=False)
+    assert outcome(varied) == outcome(b"".join(varied), fast=False)

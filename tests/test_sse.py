@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from toolcall._errors import StreamError
-from toolcall._long import LongEvent
-from toolcall._sse import SSEDecoder
+from toolcall._framing.long_events import LongEvent
+from toolcall._framing.sse import SSEDecoder
 
 
 def decode(*chunks: bytes) -> list[str]:

@@ -1,8 +1,8 @@
 """The envelope fast path must give exactly what full decoding gives, on any stream.
 
-`_templates` skips decoding a chunk whose envelope repeats a learned one; these tests compare
-every outcome with the same stream read with learning switched off, and probe the cases where a
-careless matcher would take the wrong string.
+`toolcall._fast.templates` skips decoding a chunk whose envelope repeats a learned one; these
+tests compare every outcome with the same stream read with learning switched off, and probe the
+cases where a careless matcher would take the wrong string.
 """
 
 from __future__ import annotations
@@ -15,9 +15,12 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from toolcall import Assembler, StreamError, ToolCallError, TurnBuilder, _templates
+from toolcall import StreamError, ToolCallError, TurnBuilder
+from toolcall._call_table import CallTable
+from toolcall._fast import enabled as fast_paths
+from toolcall._fast import templates as _templates
+from toolcall._fast.templates import learn
 from toolcall._json import backend, writer
-from toolcall._templates import learn
 from toolcall._wires.chat import ChatReader
 
 ENVELOPE = (
@@ -34,9 +37,9 @@ def fragment_chunk(
     return text, json.loads(text)
 
 
-def read(payloads: list[str], *, templates: bool, json_backend: str = "stdlib") -> dict[str, Any]:
-    reader = ChatReader(Assembler(), backend(json_backend), writer(json_backend))
-    reader.learning = templates
+def read(payloads: list[str], *, fast: bool, json_backend: str = "stdlib") -> dict[str, Any]:
+    with fast_paths(fast):
+        reader = ChatReader(CallTable(), backend(json_backend), writer(json_backend))
     try:
         reader.read(payloads)
     except ToolCallError as exc:
@@ -235,10 +238,10 @@ def test_fast_path_equals_full_decoding(
     else:
         finish = {"index": 0, "delta": {}, "finish_reason": "tool_calls"}
         payloads.append(json.dumps({"choices": [finish]}))
-    fast = read(payloads, templates=True, json_backend=json_backend)
-    slow = read(payloads, templates=False, json_backend=json_backend)
+    fast = read(payloads, fast=True, json_backend=json_backend)
+    slow = read(payloads, fast=False, json_backend=json_backend)
     assert fast == slow
-    assert slow == read(payloads, templates=False, json_backend="stdlib")
+    assert slow == read(payloads, fast=False, json_backend="stdlib")
     if "error" in fast:
         assert "lone surrogate" in fast["error"][1]
         return
@@ -295,7 +298,7 @@ def test_interleaved_calls_stay_on_the_fast_path_however_many(calls: int) -> Non
         full += 1
         return loads(text)
 
-    reader = ChatReader(Assembler(max_calls=calls), counting, writer("stdlib"))
+    reader = ChatReader(CallTable(max_calls=calls), counting, writer("stdlib"))
     reader.read(payloads)
     assert full == 2 * calls
 
@@ -339,5 +342,5 @@ def test_text_and_reasoning_on_the_fast_path_equal_full_decoding(
         body = json.dumps(delta, ensure_ascii=ascii_only)
         payloads.append(ENVELOPE % (body, tail.replace("%s", "o" * (n % 3))))
     payloads.append(json.dumps({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}))
-    fast = read(payloads, templates=True, json_backend=json_backend)
-    assert fast == read(payloads, templates=False, json_backend=json_backend)
+    fast = read(payloads, fast=True, json_backend=json_backend)
+    assert fast == read(payloads, fast=False, json_backend=json_backend)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 import toolcall
-import toolcall._markup
+import toolcall._turn.markup
 from tests import wire_bodies
 from tests.wire_bodies import WIRES
 from toolcall import (
@@ -196,13 +196,13 @@ def test_the_text_is_searched_once_however_many_pieces_it_came_in(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     searched: list[int] = []
-    search = toolcall._turn.markup_in  # type: ignore[attr-defined]
+    search = toolcall._turn.turn.markup_in  # type: ignore[attr-defined]
 
     def counting(text: str) -> Any:
         searched.append(len(text))
         return search(text)
 
-    monkeypatch.setattr(toolcall._turn, "markup_in", counting)  # type: ignore[attr-defined]
+    monkeypatch.setattr(toolcall._turn.turn, "markup_in", counting)  # type: ignore[attr-defined]
     text = ("word " * 2000) + LEAKS["GLM"][1]
     for size in (len(text), 7, 1):
         searched.clear()
@@ -229,14 +229,14 @@ def test_markers_without_a_call_cost_one_bounded_match_each(
     tried: list[int] = []
     counted = {
         marker: tuple(
-            toolcall._markup.Markup(m.format, m.marker, _Counting(m.follows, tried))  # type: ignore[arg-type]
+            toolcall._turn.markup.Markup(m.format, m.marker, _Counting(m.follows, tried))  # type: ignore[arg-type]
             for m in markups
         )
-        for marker, markups in toolcall._markup._BY_MARKER.items()
+        for marker, markups in toolcall._turn.markup._BY_MARKER.items()
     }
-    monkeypatch.setattr(toolcall._markup, "_BY_MARKER", counted)
+    monkeypatch.setattr(toolcall._turn.markup, "_BY_MARKER", counted)
     text = "<tool_call> is a tag. " * repeats + "[TOOL_CALLS] too. " * repeats
-    assert toolcall._markup.markup_in(text) == []
+    assert toolcall._turn.markup.markup_in(text) == []
     # Three formats open with <tool_call>, one with [TOOL_CALLS]: four tries a repeat, each
     # reading at most the window after its marker.
     assert len(tried) == 4 * repeats and max(tried) <= 256

@@ -108,7 +108,7 @@ def test_invalid_json_names_index_id_and_name() -> None:
 
 
 def test_arguments_that_stop_mid_value_are_reported_as_incomplete() -> None:
-    """A prefix that stops mid-value is never repaired into valid JSON (_validation.py)."""
+    """A prefix that stops mid-value is never repaired into valid JSON (_turn/validation.py)."""
     with pytest.raises(ArgumentsError, match="arguments end before the JSON is complete"):
         parse_arguments(make_call('{"a": [1, 2'))
 

@@ -19,6 +19,7 @@ from tests.outcomes import outcome
 from tests.test_shortcut import SPOILS, slices, spoiled
 from tests.wire_bodies import frame, pieces
 from toolcall import ToolCallError, TurnBuilder
+from toolcall._fast import enabled as fast_paths
 
 Members = dict[str, str | int]
 members = st.dictionaries(
@@ -85,18 +86,16 @@ def test_a_piece_taken_by_its_template_reads_as_one_decoded_in_full(
         )
         limits["max_argument_chars"] = max(1, chars + slack)
     for events in (False, True):
-        want = outcome(spoilt, wire="gemini", templates=False, events=events, **limits)
+        want = outcome(spoilt, wire="gemini", fast=False, events=events, **limits)
         assert outcome(pieces_, wire="gemini", events=events, **limits) == want
         assert outcome(spoilt, wire="gemini", events=events, **limits) == want
     # The slice an error is raised at, too: a limit crossed by a piece is refused at its event.
-    assert raised_at(pieces_, templates=True, **limits) == raised_at(
-        pieces_, templates=False, **limits
-    )
+    assert raised_at(pieces_, fast=True, **limits) == raised_at(pieces_, fast=False, **limits)
 
 
-def raised_at(pieces: list[bytes], *, templates: bool, **limits: int) -> tuple[int, str] | None:
-    builder = TurnBuilder(wire="gemini", **limits)
-    builder._templates = templates
+def raised_at(pieces: list[bytes], *, fast: bool, **limits: int) -> tuple[int, str] | None:
+    with fast_paths(fast):
+        builder = TurnBuilder(wire="gemini", **limits)
     for number, piece in enumerate(pieces):
         try:
             builder.feed(piece)
@@ -111,7 +110,7 @@ def test_the_pieces_of_a_long_string_are_taken_by_the_template(
     """Counted, not timed: of 500 pieces of one string, fed one event a slice, none after the
     first two is decoded; the turn is the one decoding every event gives."""
     body = vertex_body([("write", {"text": "abcd" * 500})], 4, entry_continues=True)
-    want = outcome(body, wire="gemini", templates=False)
+    want = outcome(body, wire="gemini", fast=False)
     decoded: list[str] = []
     original = toolcall._stream.backend
 

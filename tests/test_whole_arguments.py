@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 import toolcall
 from tests.outcomes import BACKENDS, outcome
-from toolcall import _json, _validation, _watch
+from toolcall import _json
+from toolcall._turn import call_watcher, validation
 
 #: Floats orjson writes otherwise than Python's repr (exponents -5 to -9), and their neighbours.
 FLOATS = [1e-05, 2.5e-06, -7.25e-07, 1e-08, 9.99e-09, 1e-10, 0.0001, 1e16, 1e22, -0.0, 0.1]
@@ -107,8 +108,8 @@ def test_arguments_sent_as_an_object_are_never_parsed_back(
         parsed.append(text)
         return _json.loads_arguments(text)
 
-    monkeypatch.setattr(_validation, "loads_arguments", counting)
-    monkeypatch.setattr(_watch, "loads_arguments", counting)
+    monkeypatch.setattr(validation, "loads_arguments", counting)
+    monkeypatch.setattr(call_watcher, "loads_arguments", counting)
     arguments = ARGUMENTS
     builder = toolcall.TurnBuilder(json_backend=backend, events=events)
     got = builder.feed(BODIES[wire](arguments)) + builder.finish()

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from toolcall.harness import matrix, recordings
-from toolcall.harness.matrix import Case
+from toolcall.harness.case import WIRE_RECORDING, Case, Filters, cases
 from toolcall.harness.peers import (
     CHAT,
     Assembled,
@@ -44,8 +44,7 @@ ADAPTERS = [
 
 @functools.cache
 def _all_cases() -> tuple[Case, ...]:
-    cases = matrix.recording_cases(load_suite(ROOT), None)
-    return tuple(c for c in cases if c.wire != "chat")
+    return tuple(cases(load_suite(ROOT), Filters(kind=WIRE_RECORDING)))
 
 
 def _cases(wire: str | None = None) -> list[Case]:
@@ -166,7 +165,7 @@ def test_the_anthropic_sdk_reads_only_named_events_which_is_why_they_are_put_bac
         if not line.startswith(b"event:")
     )
     assert judge(case.expected, peer.assemble(case.stream)).passed
-    bare = dataclasses.replace(case, body=unnamed)
+    bare = case.with_body(unnamed)
     assert _verdicts(peer, [bare]) == {case.scenario: "crash"}  # no message at all
 
 

@@ -127,7 +127,7 @@ def test_a_turn_past_64_kb_reads_as_every_event_decoded_on_every_wire(
         items = wire_bodies.events(wire, calls, "ok", size, reasoning=long if reasoning else "")
         body = wire_bodies.frame(wire, items)
         with no_event_long():
-            want = outcome(body, backend="stdlib", templates=False, events=events_on)
+            want = outcome(body, backend="stdlib", fast=False, events=events_on)
         assert want[0] == "turn", (wire, want)
         bounds = sorted({0, len(body), *(c for c in cuts if c < len(body))})
         pieces = [body[a:b] for a, b in itertools.pairwise(bounds)]

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import toolcall._assembler
+import toolcall._call_table
 import toolcall._stream
 from tests import wire_bodies
 from tests.json_values import json_values
@@ -37,7 +37,7 @@ from toolcall import (
     TurnDone,
     assemble,
 )
-from toolcall._held import hold
+from toolcall._calls.held_arguments import hold
 
 WHOLE_WIRES = ("gemini", "ollama")
 
@@ -214,7 +214,7 @@ def test_a_limit_gives_the_verdict_written_text_gives(
     lazy = outcome(body, events=False, wire=wire, max_argument_chars=limit)
     reported = outcome(body, events=True, wire=wire, max_argument_chars=limit)
     viewed = outcome(body, events=True, partial=True, wire=wire, max_argument_chars=limit)
-    with mock.patch.object(toolcall._assembler, "hold", lambda value: None):
+    with mock.patch.object(toolcall._call_table, "hold", lambda value: None):
         written = outcome(body, events=True, partial=True, wire=wire, max_argument_chars=limit)
     assert lazy == reported == viewed == written
     assert (lazy[0] == "turn") == (slack >= 0)

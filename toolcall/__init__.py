@@ -9,8 +9,7 @@ and the optional `fast` extra (orjson) halves the cost of decoding chunks.
 """
 
 from ._assembler import Assembler
-from ._diagnostics import CODES as DIAGNOSTIC_CODES
-from ._diagnostics import Diagnostic
+from ._calls.call_types import Delta, ServerToolCall, ToolCall, ToolCallFunction
 from ._errors import (
     ArgumentsError,
     LimitExceeded,
@@ -21,7 +20,11 @@ from ._errors import (
     TruncatedError,
     UsageError,
 )
-from ._events import (
+from ._framing.sse import SSEDecoder
+from ._stream import TurnBuilder, aiter_events, assemble, assemble_async, iter_events
+from ._turn.diagnostics import CODES as DIAGNOSTIC_CODES
+from ._turn.diagnostics import Diagnostic
+from ._turn.events import (
     ArgumentsDelta,
     Event,
     ReasoningDelta,
@@ -30,13 +33,10 @@ from ._events import (
     ToolCallStarted,
     TurnDone,
 )
-from ._finish import finish_kind
-from ._partial import ArgumentsChange, PartialArguments
-from ._sse import SSEDecoder
-from ._stream import TurnBuilder, aiter_events, assemble, assemble_async, iter_events
-from ._turn import Turn, UnsoundTurnError
-from ._types import Delta, ServerToolCall, ToolCall, ToolCallFunction
-from ._validation import parse_arguments
+from ._turn.finish_reasons import finish_kind
+from ._turn.partial_arguments import ArgumentsChange, PartialArguments
+from ._turn.turn import Turn, UnsoundTurnError
+from ._turn.validation import parse_arguments
 
 __all__ = [
     "DIAGNOSTIC_CODES",

@@ -9,24 +9,32 @@ one-call forms for a caller who wants only the turn, and do not pay for events.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator, Sequence
+import sys
+from collections.abc import AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Sequence
 from typing import Any, cast
 
-from ._answer import ERROR_BODY_BYTES, error_answer, is_error_document, looks_like_an_answer
-from ._assembler import (
+from ._call_table import (
     DEFAULT_MAX_ARGUMENT_CHARS,
     DEFAULT_MAX_CALLS,
     DEFAULT_MAX_TEXT_CHARS,
-    Assembler,
+    CallTable,
 )
 from ._errors import StreamError, ToolCallError, UsageError, shown
-from ._events import Event, TurnDone
+from ._fast import is_enabled as fast_paths_enabled
+from ._fast.shortcut import Shortcut, Template
+from ._framing.error_answer import (
+    ERROR_BODY_BYTES,
+    error_answer,
+    is_error_document,
+    looks_like_an_answer,
+)
+from ._framing.long_events import LongEvent
+from ._framing.sse import DEFAULT_MAX_EVENT_CHARS
 from ._json import UNREAD, Refused, backend, utf8_reader, writer
-from ._long import LongEvent
-from ._shortcut import Shortcut, Template
-from ._sse import DEFAULT_MAX_EVENT_CHARS
-from ._turn import Turn, end_turn
-from ._watch import CallWatcher
+from ._options import ReadOptions
+from ._turn.call_watcher import CallWatcher
+from ._turn.events import Event, TurnDone
+from ._turn.turn import Turn, end_turn
 from ._wires import (
     FRAMINGS,
     WIRES,
@@ -106,7 +114,7 @@ class TurnBuilder:
         self._framing = ""
         self._documents = False
         self._lead = bytearray()
-        self._assembler = Assembler(
+        self._assembler = CallTable(
             max_calls=max_calls,
             max_argument_chars=max_argument_chars,
             max_text_chars=max_text_chars,
@@ -119,11 +127,12 @@ class TurnBuilder:
         if self._events is not None:
             self._watcher = CallWatcher(self._events, partial=partial_arguments)
             self._assembler.report_to(self._watcher)
-        #: False reads every event in full: the reference the template fast path must equal.
-        self._templates = True
+        # False when made inside `_fast.enabled(False)`: every event read in full, as text,
+        # the reference each fast path must equal.
+        self._fast = fast_paths_enabled()
         # The wire's reader, made when the first event says which wire it is.
         self._reader: WireReader | None = None
-        # An event like the last, taken from its bytes in one step (`_shortcut`).
+        # An event like the last, taken from its bytes in one step (`_fast.shortcut`).
         self._shortcut: Shortcut | None = None
         # Shortcuts by the template they take events by; None for a template named once.
         self._shortcuts: dict[Template, Shortcut | None] = {}
@@ -210,8 +219,8 @@ class TurnBuilder:
         self._shortcut = self._next_shortcut()
 
     def _next_shortcut(self) -> Shortcut | None:
-        """The shortcut for the next slice (`_shortcut`), once the body is a stream, the framing
-        can say how its last event was framed and the reader which template follows.
+        """The shortcut for the next slice (`_fast.shortcut`), once the body is a stream, the
+        framing can say how its last event was framed and the reader which template follows.
 
         A template gets one the second time it is named, and keeps it: where each event is
         another call's (parallel calls taking turns on chat), the reader names each call's
@@ -260,7 +269,8 @@ class TurnBuilder:
     def _use(self, framing: str) -> Decoder:
         self._framing = framing
         self._documents = FRAMINGS[framing].documents
-        decoder = self._decoder = FRAMINGS[framing].decoder(max_event_chars=self._max_event_chars)
+        make = FRAMINGS[framing].decoder if self._fast else _text_only(framing)
+        decoder = self._decoder = make(max_event_chars=self._max_event_chars)
         return decoder
 
     def _read(self, payloads: Sequence[str | LongEvent]) -> None:
@@ -275,8 +285,8 @@ class TurnBuilder:
         self._read_text(cast("list[str]", payloads[start:] if start else payloads))
 
     def _read_long(self, event: LongEvent) -> None:
-        """A long event, held as bytes (`_long.LongEvent`): the reader reads it from its bytes,
-        or checks it without reading it. The first event of a body, where it chooses the
+        """A long event, held as bytes (`_framing.long_events.LongEvent`): the reader reads it from
+        its bytes, or checks it without reading it. The first event of a body, where it chooses the
         reader or may show an error answer, is decoded here once, and handed to the reader
         decoded."""
         if self._answer:
@@ -337,7 +347,7 @@ class TurnBuilder:
 
     def _reader_for(self, wire: str) -> WireReader:
         reader = WIRES[wire].reader(self._assembler, self._loads, self._dumps, self._reads_utf8)
-        reader.learning = self._templates
+        reader.learning = self._fast
         reader.events = self._events
         reader.done_after_end = FRAMINGS[self._framing].done_after_end
         return reader
@@ -450,8 +460,16 @@ def assemble(
     Pass `status=response.status_code`: an error answer is then a `ProviderError` with the status
     and the provider's message.
     """
-    limits = (max_calls, max_argument_chars, max_text_chars, max_event_chars)
-    builder = _builder(json_backend, limits, wire, events=False, status=status)
+    options = ReadOptions(
+        json_backend=json_backend,
+        max_calls=max_calls,
+        max_argument_chars=max_argument_chars,
+        max_text_chars=max_text_chars,
+        max_event_chars=max_event_chars,
+        wire=wire,
+        status=status,
+    )
+    builder = _builder(options, events=False)
     if isinstance(body, (bytes, bytearray, memoryview)):
         builder.feed(body)  # type: ignore[arg-type]  # any bytes-like object; feed converts
     else:
@@ -472,8 +490,16 @@ async def assemble_async(
     status: int | None = None,
 ) -> Turn:
     """Assemble from an async iterator of byte chunks (`httpx.Response.aiter_bytes()`)."""
-    limits = (max_calls, max_argument_chars, max_text_chars, max_event_chars)
-    builder = _builder(json_backend, limits, wire, events=False, status=status)
+    options = ReadOptions(
+        json_backend=json_backend,
+        max_calls=max_calls,
+        max_argument_chars=max_argument_chars,
+        max_text_chars=max_text_chars,
+        max_event_chars=max_event_chars,
+        wire=wire,
+        status=status,
+    )
+    builder = _builder(options, events=False)
     async for piece in _async_pieces(body, "assemble_async()"):
         builder.feed(piece)
     return _turn(builder.finish())
@@ -494,8 +520,16 @@ def iter_events(
 
     Each event is yielded as soon as the chunk that completed it was read, `TurnDone` last.
     """
-    limits = (max_calls, max_argument_chars, max_text_chars, max_event_chars)
-    builder = _builder(json_backend, limits, wire, events=True, status=status)
+    options = ReadOptions(
+        json_backend=json_backend,
+        max_calls=max_calls,
+        max_argument_chars=max_argument_chars,
+        max_text_chars=max_text_chars,
+        max_event_chars=max_event_chars,
+        wire=wire,
+        status=status,
+    )
+    builder = _builder(options, events=True)
     for piece in _pieces(body, "iter_events()"):
         yield from builder.feed(piece)
     yield from builder.finish()
@@ -513,8 +547,16 @@ async def aiter_events(
     status: int | None = None,
 ) -> AsyncIterator[Event]:
     """`iter_events` over an async iterator of byte chunks (`httpx.Response.aiter_bytes()`)."""
-    limits = (max_calls, max_argument_chars, max_text_chars, max_event_chars)
-    builder = _builder(json_backend, limits, wire, events=True, status=status)
+    options = ReadOptions(
+        json_backend=json_backend,
+        max_calls=max_calls,
+        max_argument_chars=max_argument_chars,
+        max_text_chars=max_text_chars,
+        max_event_chars=max_event_chars,
+        wire=wire,
+        status=status,
+    )
+    builder = _builder(options, events=True)
     async for piece in _async_pieces(body, "aiter_events()"):
         for event in builder.feed(piece):
             yield event
@@ -522,26 +564,9 @@ async def aiter_events(
         yield event
 
 
-def _builder(
-    json_backend: str,
-    limits: tuple[int, int, int, int],
-    wire: str,
-    *,
-    events: bool,
-    status: int | None,
-) -> TurnBuilder:
+def _builder(options: ReadOptions, *, events: bool) -> TurnBuilder:
     """The builder behind the one-call forms, whose keywords are `TurnBuilder`'s own."""
-    max_calls, max_argument_chars, max_text_chars, max_event_chars = limits
-    return TurnBuilder(
-        json_backend=json_backend,
-        max_calls=max_calls,
-        max_argument_chars=max_argument_chars,
-        max_text_chars=max_text_chars,
-        max_event_chars=max_event_chars,
-        events=events,
-        wire=wire,
-        status=status,
-    )
+    return TurnBuilder(events=events, **options.keywords())
 
 
 def _turn(events: list[Event]) -> Turn:
@@ -589,3 +614,24 @@ def _as_bytes(data: object, what: str) -> bytes:
         except ValueError as exc:  # a released view
             raise UsageError(f"{what}: {exc}") from None
     raise UsageError(f"{what}, not {type(data).__name__}")
+
+
+#: The plain path's decoders, by framing, made once each (`_text_only`).
+_TEXT_ONLY: dict[str, Callable[..., Decoder]] = {}
+
+
+def _text_only(framing: str) -> Callable[..., Decoder]:
+    """The framing's own decoder with no event long enough to be held as bytes: every event is
+    made text as it comes, the plain path a builder made inside `_fast.enabled(False)` takes.
+    A subclass that says only that, so the decoder's reading stays the one the fast path
+    shares, and a test that sets the threshold on the framing's class still sets the fast
+    path's."""
+    made = _TEXT_ONLY.get(framing)
+    if made is None:
+        fast = FRAMINGS[framing].decoder
+        assert isinstance(fast, type)
+        made = type(
+            f"TextOnly{fast.__name__}", (fast,), {"__slots__": (), "long_from": sys.maxsize}
+        )
+        _TEXT_ONLY[framing] = made
+    return made

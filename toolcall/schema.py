@@ -12,8 +12,8 @@ from typing import Any
 
 from jsonschema import exceptions, validators
 
+from ._calls.call_types import ToolCall
 from ._errors import SchemaError, UsageError
-from ._types import ToolCall
 
 
 class ToolSchemas:

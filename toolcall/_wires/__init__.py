@@ -14,11 +14,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .. import _jsonarray, _ndjson, _sse
 from .._errors import UsageError, shown
-from .._jsonarray import JSONArrayDecoder
-from .._ndjson import NDJSONDecoder
-from .._sse import Span, SSEDecoder
+from .._framing import json_array, ndjson, sse
+from .._framing.json_array import JSONArrayDecoder
+from .._framing.ndjson import NDJSONDecoder
+from .._framing.sse import Span, SSEDecoder
 from ._base import WireReader
 from .anthropic import AnthropicReader
 from .chat import ChatReader
@@ -53,9 +53,9 @@ class Wire:
 
 
 FRAMINGS: dict[str, Framing] = {
-    "sse": Framing(SSEDecoder, documents=False, spans=_sse.spans, done_after_end=True),
-    "ndjson": Framing(NDJSONDecoder, documents=True, spans=_ndjson.spans),
-    "json-array": Framing(JSONArrayDecoder, documents=True, spans=_jsonarray.spans),
+    "sse": Framing(SSEDecoder, documents=False, spans=sse.spans, done_after_end=True),
+    "ndjson": Framing(NDJSONDecoder, documents=True, spans=ndjson.spans),
+    "json-array": Framing(JSONArrayDecoder, documents=True, spans=json_array.spans),
 }
 WIRES: dict[str, Wire] = {
     "chat": Wire(("sse",), ChatReader),

@@ -2,10 +2,10 @@
 operations a wire's events come down to.
 
 A reader takes the decoded payloads of one wire and turns them into the assembler's named
-operations (`Assembler.open_call`, `append_arguments`, `take_arguments`, `spend_text`): open a
+operations (`CallTable.open_call`, `append_arguments`, `take_arguments`, `spend_text`): open a
 call (id, name, provider metadata), append an arguments fragment to it, take whole arguments,
 add text or reasoning; and keeps the stop reasons, usage and turn metadata the end of the turn
-reads (`_turn.end_turn`). The core (assembler, watcher, validation, partial view) never learns
+reads (`_turn.turn.end_turn`). The core (assembler, watcher, validation, partial view) never learns
 which wire it was; a call is numbered in the order the wire opened it, whatever the wire's own
 index (Anthropic's content block, Responses' output item) said, so one turn reads the same on
 every wire, and two calls never share a number.
@@ -17,16 +17,17 @@ from collections.abc import Hashable, Mapping
 from functools import partial
 from typing import Any, ClassVar
 
-from .._assembler import Assembler
+from .._call_table import CallTable
+from .._calls.call_types import ServerToolCall
+from .._calls.delta_fields import value_chars
 from .._errors import ProviderError, StreamError, ToolCallError, shown
-from .._events import Event, reasoning_delta, text_delta
-from .._fields import value_chars
+from .._fast import is_enabled as fast_paths_enabled
+from .._fast.shortcut import Template
+from .._fast.templates import WireTemplate
+from .._fast.text_runs import TextRuns
+from .._framing.long_events import LongEvent
 from .._json import UNREAD, Dumps, Loads, ReadsUtf8, Refused
-from .._long import LongEvent
-from .._runs import TextRuns
-from .._shortcut import Template
-from .._templates import WireTemplate
-from .._types import ServerToolCall
+from .._turn.events import Event, reasoning_delta, text_delta
 
 
 class _ServerCall:
@@ -49,7 +50,7 @@ RELAY_END = "[DONE]"
 class WireReader:
     """Base of every wire's reader (chat completions included).
 
-    The attributes are the ones the end of a turn reads (`_turn.Gathered`): stop reasons in
+    The attributes are the ones the end of a turn reads (`_turn.turn.Gathered`): stop reasons in
     order, usage, text, reasoning, and whether the wire's closing event arrived. `cut` maps each
     stop reason that means "stopped before it was done" to why; `extra_content` is turn-level
     provider metadata (thinking signatures).
@@ -70,7 +71,7 @@ class WireReader:
 
     def __init__(
         self,
-        assembler: Assembler,
+        assembler: CallTable,
         loads: Loads,
         dumps: Dumps,
         reads_utf8: ReadsUtf8 | None = None,
@@ -97,8 +98,9 @@ class WireReader:
         self.reasoning = TextRuns()
         self.extra_content: dict[str, Any] | None = None
         self.events: list[Event] | None = None
-        #: False reads every event in full: the reference the template fast path must equal.
-        self.learning = True
+        #: False reads every event in full: the reference the template fast path must equal
+        #: (`_fast.enabled`). The builder sets it for the readers it makes.
+        self.learning = fast_paths_enabled()
         # The envelope of the last event if it carried one arguments fragment (see `learn`).
         self._template: WireTemplate | None = None
         # The wire's key of each call (block index, item id) to its number in the turn.
@@ -195,9 +197,9 @@ class WireReader:
         return True
 
     def read_long(self, event: LongEvent) -> None:
-        """Take a long event held as bytes (`_long.LongEvent`): read from its bytes where the
-        backend can (`_json.utf8_reader`), else made text and read as any other; a wire that
-        repeats what it streamed may check it without reading it (Responses)."""
+        """Take a long event held as bytes (`_framing.long_events.LongEvent`): read from its bytes
+        where the backend can (`_json.utf8_reader`), else made text and read as any other; a wire
+        that repeats what it streamed may check it without reading it (Responses)."""
         reads = self.reads_utf8
         value = UNREAD if reads is None else reads(event.payload())
         if value is not UNREAD:
@@ -218,7 +220,7 @@ class WireReader:
 
     def next_template(self) -> Template | None:
         """The template the next event most likely matches, for the builder to take it by
-        (`_shortcut`): the one learned from the event before, while the turn goes on."""
+        (`_fast.shortcut`): the one learned from the event before, while the turn goes on."""
         return self._template if self.second_generation is None else None
 
     def take(self, template: WireTemplate, fragment: str) -> bool:
@@ -242,7 +244,7 @@ class WireReader:
     def learn(self, text: str, event: dict[str, Any]) -> WireTemplate | None:
         """The envelope of `event`, just read, if all it did was append one arguments fragment.
 
-        The next event is then first matched against it (`_templates`): the same text around
+        The next event is then first matched against it (`_fast.templates`): the same text around
         one string literal decodes to the same event with only the fragment changed, and, as
         nothing else happened between the two, reading it would append that fragment to the
         same call. Only the literal is decoded. Any other event is read in full and replaces
@@ -317,7 +319,7 @@ class WireReader:
 
         The call keeps the object: the watcher and the turn take it rather than parse text
         back, and its text is written from it when somebody first reads it
-        (`Assembler.take_arguments`).
+        (`CallTable.take_arguments`).
         """
         if value is None:
             value = {}

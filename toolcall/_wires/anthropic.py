@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from .._errors import StreamError, TruncatedError, shown
-from .._templates import WireTemplate, wire_template
+from .._fast.templates import WireTemplate, wire_template
 from ._base import WireReader, provider_error
 
 #: Content blocks of tools the provider runs itself, and how a block answering one ends.

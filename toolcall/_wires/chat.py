@@ -8,7 +8,7 @@ its own chunk or beside the last tool delta (Doubao, Gemini); `reasoning_content
 reasoning and arguments are kept apart: a client that mixes them sends garbage to the tool.
 
 This loop is the hot path of the library, so it is written for speed: a chunk whose envelope
-repeats a learned one is not decoded at all (`_templates`), and otherwise locals stand in for
+repeats a learned one is not decoded at all (`_fast.templates`), and otherwise locals stand in for
 attribute look-ups and types are checked only where a wrong one would otherwise slip through.
 """
 
@@ -18,9 +18,9 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from .._errors import StreamError, ToolCallError, UsageError, shown
-from .._events import ReasoningDelta, TextDelta, reasoning_delta, text_delta
+from .._fast.templates import ARGUMENTS, CONTENT, REASONING, FragmentTemplate, learn
 from .._json import Refused
-from .._templates import ARGUMENTS, CONTENT, REASONING, FragmentTemplate, learn
+from .._turn.events import ReasoningDelta, TextDelta, reasoning_delta, text_delta
 from ._base import WireReader, provider_error
 
 

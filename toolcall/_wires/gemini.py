@@ -22,12 +22,12 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from .._assembler import Assembler
+from .._call_table import CallTable
+from .._calls.delta_fields import value_chars
 from .._errors import StreamError, shown
-from .._fields import value_chars
+from .._fast.templates import WireTemplate, wire_template
+from .._fast.text_runs import TextRuns
 from .._json import MAX_DEPTH
-from .._runs import TextRuns
-from .._templates import WireTemplate, wire_template
 from ._base import WireReader, provider_error
 
 _STEP = re.compile(
@@ -192,7 +192,7 @@ class _StringPiece:
     __slots__ = ("assembler", "builder", "number", "text")
 
     def __init__(
-        self, text: TextRuns, builder: _ArgumentsBuilder, number: int, assembler: Assembler
+        self, text: TextRuns, builder: _ArgumentsBuilder, number: int, assembler: CallTable
     ) -> None:
         self.text = text
         self.builder = builder
@@ -214,7 +214,8 @@ class _ArgumentsBuilder:
     def __init__(self) -> None:
         self.root: dict[str, Any] = {}
         #: Characters the object holds so far (strings, member names, one per other value and
-        #: container, `_fields.value_chars`), counted as they arrive against `max_argument_chars`.
+        #: container, `_calls.delta_fields.value_chars`), counted as they arrive against
+        #: `max_argument_chars`.
         self.chars = 0
 
     def add(self, entry: object, event: int, room: int) -> None:

@@ -28,10 +28,10 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from .._errors import StreamError, shown
-from .._long import LongEvent
-from .._repeated import Path, decode_around, find
-from .._runs import TextRuns
-from .._templates import INTEGER_HOLE, STRING_HOLE, WireTemplate, wire_template
+from .._fast.repeated_text import Path, decode_around, find
+from .._fast.templates import INTEGER_HOLE, STRING_HOLE, WireTemplate, wire_template
+from .._fast.text_runs import TextRuns
+from .._framing.long_events import LongEvent
 from ._base import WireReader, provider_error
 
 _TEXT = {
@@ -248,8 +248,8 @@ class ResponsesReader(WireReader):
 
     def read_long(self, event: LongEvent) -> None:
         """A long event, read without making its repetition of a call's arguments text where
-        it repeats them at one of the places this wire does (`_repeated`); any other, as any
-        other event."""
+        it repeats them at one of the places this wire does (`_fast.repeated_text`); any other, as
+        any other event."""
         value = self._repeating(event)
         if value is None:
             super().read_long(event)

@@ -20,7 +20,9 @@ from pathlib import Path
 from . import recordings
 from .commands import (
     add_provider,
+    case,
     conformance,
+    doctor,
     matrix,
     publish,
     record,
@@ -54,10 +56,12 @@ COMMANDS: dict[str, Command] = {
         "record": record,
         "add-provider": add_provider,
         "matrix": matrix,
+        "case": case,
         "publish": publish,
         "serve": serve,
         "gateways": gateways,
         "scan": scan,
+        "doctor": doctor,
         "report": report,
     }.items()
 }

@@ -18,7 +18,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from .matrix import SKIPPED, Case, Matrix, Result
+from .case import Case
+from .matrix import SKIPPED, Matrix, Result
 from .peers import CHAT, Call
 from .peers.external import escaped
 
@@ -30,8 +31,9 @@ MARKS = "marks: ok = pass, FAIL = wrong answer, crash = no answer, skip = cut of
 #: Said under every matrix: who decides what the right answer is, per kind of row.
 JUDGES = (
     "judged by: published/<name> rows, the expectation written by hand beside the recording; "
-    "scenario rows (synthesized cassettes), the reference's own turn for the same bytes plus the "
-    "scenario's expect schema; *_truncated rows, that the cut is reported; <wire>/<name> rows "
+    "scenario rows (synthesized cassettes, on chat and as provider@wire rows on the other wires), "
+    "the reference's own turn for the same bytes plus the scenario's expect schema; "
+    "*_truncated rows, that the cut is reported; <wire>/<name> rows "
     "(Responses, Anthropic, Gemini, Ollama recordings), the expectation written by hand beside "
     "the recording, with a cell for the implementations that read that wire"
 )
@@ -100,10 +102,7 @@ def text(matrix: Matrix) -> str:
     skipped = _skipped(matrix)
     if failures or skipped:
         lines.append("")
-    lines += [
-        _cut(f"FAIL {r.implementation} {r.provider}/{r.scenario}: {r.verdict.reason}")
-        for r in failures
-    ]
+    lines += [_cut(f"FAIL {r.implementation} {_named(r)}: {r.verdict.reason}") for r in failures]
     lines += [_cut(f"SKIP {name}: {count} cells {why}") for name, count, why in skipped]
     if any(line.endswith("...") for line in lines):
         lines.append("(lines cut to fit; --markdown and --json write every name and reason whole)")
@@ -134,6 +133,12 @@ def _grid(
             provider.ljust(provider_width) + shown + "".join(m.rjust(mark_width) for m in marks)
         )
     return lines
+
+
+def _named(result: Result) -> str:
+    """A failing cell's case, by the id `toolcall case` and `--case` take (its row and column
+    for a result made without one)."""
+    return result.case or f"{result.provider}/{result.scenario}"
 
 
 def _short_mark(result: Result | None) -> str:
@@ -182,8 +187,7 @@ def markdown(matrix: Matrix) -> str:
     if failures or skipped:
         lines += ["", "## Failures", ""]
         lines += [
-            f"- {r.implementation}, {r.provider} / {r.scenario}: {_escape(r.verdict.reason)}"
-            for r in failures
+            f"- {r.implementation}, {_named(r)}: {_escape(r.verdict.reason)}" for r in failures
         ]
         lines += [f"- {name}: {count} cells {_escape(why)}" for name, count, why in skipped]
     if matrix.not_applicable:
@@ -229,7 +233,7 @@ def document(matrix: Matrix) -> dict[str, Any]:
                 "verdict": r.verdict.label,
                 "reason": r.verdict.reason,
                 "wire": r.wire,
-                "id": f"{r.provider}/{r.scenario}",
+                "id": r.case or f"{r.provider}/{r.scenario}",
                 "answer": _answer(r),
             }
             for r in matrix.results
@@ -273,8 +277,10 @@ def _case(case: Case) -> dict[str, Any]:
         "wire": case.wire,
         "framing": case.framing,
         "route": case.route,
-        "kind": str(case.provenance.get("kind", "")),
-        "provenance": json.loads(json.dumps(dict(case.provenance), default=str)),
+        "kind": case.kind,
+        "provenance": json.loads(
+            json.dumps({"source": case.source, **case.provenance}, default=str)
+        ),
         "expected": {"calls": _calls(expected.calls), "error": error},
         "body": case.body[:BODY_LIMIT].decode("utf-8", "backslashreplace"),
         "body_bytes": len(case.body),

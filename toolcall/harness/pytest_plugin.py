@@ -2,19 +2,20 @@
 
 Registered through the `pytest11` entry point, so any project with `toolcall` installed has it,
 with its options namespaced (`--toolcall-provider`, `--toolcall-scenario`, `--toolcall-wire`,
-`--toolcall-root`, `--toolcall-report`, `--toolcall-json`). It generates tests only for tests that
-ask for its fixtures, so it stays silent elsewhere:
+`--toolcall-case`, `--toolcall-root`, `--toolcall-report`, `--toolcall-json`). It generates
+tests only for tests that ask for its fixtures, so it stays silent elsewhere:
 
-- `conformance_outcome` / `recording_outcome` / `route_outcome` / `wire_recording_outcome`: this
-  repository's own suite, one test per provider x scenario, per published recording, per
-  cassette recorded through a route and per recording of another wire, with the matrix printed
-  at the end;
+- `conformance_outcome`: this repository's own suite, one test per case of every kind
+  (`case.cases`: the cells on every wire, the cassettes recorded through a route, the published
+  and wire recordings, the cut-off variants), with the matrix printed at the end;
 - `toolcall_case`: the hook for another project's assembler. A test that takes it runs once per
-  case on every wire (every cassette, truncated variant and published recording), gets the
+  case on every wire (every case with a stream: cassettes, cut-off variants, recordings), gets the
   case's wire (`toolcall_case.wire`), its raw body (`.body`, to test a parser too) and decoded
   events (`.events`; `.chunks` on chat) and the request, and hands its answer to
   `toolcall_case.check(...)`, which fails with the same verdict `toolcall matrix` would print.
   `--toolcall-wire` narrows the cases to one wire, for an assembler that reads one.
+
+Both take their cases from the same `case.cases`, narrowed by the same options.
 
 pytest loads this module in every project where the package is installed, with or without the
 `harness` extra, so it imports only the standard library and pytest: a project that installed
@@ -34,12 +35,8 @@ import pytest
 from . import missing_extra
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
+    from .case import Case
     from .checks import Outcome
-    from .profiles import Cell, Provider
-    from .recordings import Recording
-    from .streams import Cut
 
 #: The outcomes checked in this process, each with its test's place in the collection.
 _OUTCOMES = pytest.StashKey[list[tuple[int, "Outcome"]]]()
@@ -51,18 +48,12 @@ _OPTIONS = (
     "--toolcall-provider",
     "--toolcall-scenario",
     "--toolcall-wire",
+    "--toolcall-case",
     "--toolcall-root",
     "--toolcall-report",
     "--toolcall-json",
 )
-_FIXTURES = (
-    "toolcall_case",
-    "published_recording",
-    "route_cassette",
-    "conformance_cell",
-    "wire_recording",
-    "cut_stream",
-)
+_FIXTURES = ("toolcall_case", "conformance_case")
 
 
 def _require_harness(what: str, *, collecting: bool = False) -> None:
@@ -97,8 +88,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--toolcall-wire",
         default=None,
-        help="only the toolcall_case cases of this wire (chat, responses, anthropic, gemini, "
-        "ollama)",
+        help="only the cases of this wire (chat, responses, anthropic, gemini, ollama)",
+    )
+    group.addoption(
+        "--toolcall-case",
+        default=None,
+        help="only this case: its id as the reports show it, or a glob of ids",
     )
     group.addoption(
         "--toolcall-root",
@@ -124,7 +119,7 @@ def pytest_configure(config: pytest.Config) -> None:
     _require_harness(used[0])
     from . import pytest_suite
 
-    if any(config.getoption(o) for o in _OPTIONS[:3]):
+    if any(config.getoption(o) for o in _OPTIONS[:4]):
         # Checked before collection, so a typo is one line of error, not a traceback.
         pytest_suite.check_selection(config)
 
@@ -156,55 +151,11 @@ def _keep(request: pytest.FixtureRequest, outcome: Outcome) -> None:
 
 
 @pytest.fixture
-def conformance_outcome(
-    request: pytest.FixtureRequest, conformance_cell: tuple[Provider, Cell, str]
-) -> Outcome:
-    """The checked outcome of this test's cell, also kept for the end-of-run matrix."""
+def conformance_outcome(request: pytest.FixtureRequest, conformance_case: Case) -> Outcome:
+    """The checked outcome of this test's case, also kept for the end-of-run matrix."""
     from . import pytest_suite
 
-    outcome = pytest_suite.cell_outcome(request.config, conformance_cell)
-    _keep(request, outcome)
-    return outcome
-
-
-@pytest.fixture
-def recording_outcome(request: pytest.FixtureRequest, published_recording: Recording) -> Outcome:
-    """The checked outcome of one published recording, also kept for the end-of-run report."""
-    from . import pytest_suite
-
-    outcome = pytest_suite.recording_outcome(request.config, published_recording)
-    _keep(request, outcome)
-    return outcome
-
-
-@pytest.fixture
-def route_outcome(
-    request: pytest.FixtureRequest, route_cassette: tuple[str, str, str, Path]
-) -> Outcome:
-    """The checked outcome of one cassette recorded through a route, kept for the report."""
-    from . import pytest_suite
-
-    outcome = pytest_suite.route_outcome(request.config, route_cassette)
-    _keep(request, outcome)
-    return outcome
-
-
-@pytest.fixture
-def wire_recording_outcome(request: pytest.FixtureRequest, wire_recording: Recording) -> Outcome:
-    """The checked outcome of one recording of another wire, kept for the report."""
-    from . import pytest_suite
-
-    outcome = pytest_suite.wire_recording_outcome(request.config, wire_recording)
-    _keep(request, outcome)
-    return outcome
-
-
-@pytest.fixture
-def cut_outcome(request: pytest.FixtureRequest, cut_stream: Cut) -> Outcome:
-    """The checked outcome of one cut-off variant, on any wire, kept for the report."""
-    from . import pytest_suite
-
-    outcome = pytest_suite.cut_outcome(request.config, cut_stream)
+    outcome = pytest_suite.outcome(request.config, conformance_case)
     _keep(request, outcome)
     return outcome
 

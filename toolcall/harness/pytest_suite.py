@@ -14,21 +14,14 @@ from typing import Any
 
 import pytest
 
-from . import cassettes, conformance_report, matrix, recordings, streams, synthesize
-from .checks import (
-    Outcome,
-    check_cell,
-    check_cut,
-    check_recording,
-    check_route_cell,
-    route_cassettes,
-)
+from . import conformance_report, recordings
+from .case import Case, CaseError, Filters, cases, check
+from .checks import Outcome
 from .locate import suite_root
 from .peers import CHAT
 from .peers.external import Crashed, read_document
-from .profiles import Cell, ProfileError, Provider, Suite, load_suite
+from .profiles import ProfileError, Suite, load_suite
 from .verdict import judge
-from .wires import NAMES as WIRES
 
 _SUITE = pytest.StashKey[Suite]()
 
@@ -44,194 +37,59 @@ def _suite(config: pytest.Config) -> Suite:
     return config.stash[_SUITE]
 
 
+def filters(config: pytest.Config) -> Filters:
+    """The run's narrowing, from `--toolcall-provider`, `--toolcall-scenario`, `--toolcall-wire`
+    and `--toolcall-case`."""
+    return Filters(
+        wire=config.getoption("--toolcall-wire"),
+        provider=config.getoption("--toolcall-provider"),
+        scenario=config.getoption("--toolcall-scenario"),
+        case=config.getoption("--toolcall-case"),
+    )
+
+
 def check_selection(config: pytest.Config) -> None:
-    """The suite loads and `--toolcall-provider` / `--toolcall-scenario` / `--toolcall-wire` name
-    something in it."""
-    wire = config.getoption("--toolcall-wire")
-    if wire is not None and wire not in WIRES:
-        raise pytest.UsageError(
-            f"--toolcall-wire={wire}: not a wire; the wires: {', '.join(WIRES)}"
-        )
+    """The suite loads and the narrowing options name something in it."""
     try:
-        _suite(config).cells(
-            config.getoption("--toolcall-provider"), config.getoption("--toolcall-scenario")
-        )
+        cases(_suite(config), filters(config))
     except ProfileError as exc:
         raise pytest.UsageError(str(exc)) from None
 
 
 def parametrize(metafunc: pytest.Metafunc) -> None:
-    """One test per case, per published recording or per cell, for whichever the test takes."""
-    if "toolcall_case" in metafunc.fixturenames:
-        _parametrize_cases(metafunc)
-    if "published_recording" in metafunc.fixturenames:
-        _parametrize_recordings(metafunc)
-    if "route_cassette" in metafunc.fixturenames:
-        found = route_cassettes(
-            _suite(metafunc.config),
-            metafunc.config.getoption("--toolcall-provider"),
-            metafunc.config.getoption("--toolcall-scenario"),
-        )
-        _parametrize(
-            metafunc,
-            "route_cassette",
-            found,
-            [f"{p}@{r}-{s}" for p, r, s, _path in found],
-            "cassettes recorded through a route",
-        )
-    if "conformance_cell" in metafunc.fixturenames:
-        _parametrize_cells(metafunc)
-    if "wire_recording" in metafunc.fixturenames:
-        _parametrize_wire_recordings(metafunc)
-    if "cut_stream" in metafunc.fixturenames:
-        _parametrize_cuts(metafunc)
-
-
-def _parametrize_cells(metafunc: pytest.Metafunc) -> None:
-    """One test per provider x scenario cell on chat, then per cell synthesized on each other
-    wire a provider offers (`provider@wire` rows)."""
+    """One test per case: every case of the suite for the conformance tests (`conformance_case`,
+    the cells that do not apply among them), every case with a stream for another project's
+    assembler (`toolcall_case`)."""
     config = metafunc.config
-    provider = config.getoption("--toolcall-provider")
-    scenario = config.getoption("--toolcall-scenario")
-    try:
-        suite = _suite(config)
-        chat = [(p, c, cassettes.CHAT) for p, _s, c in suite.cells(provider, scenario)]
-        wires = [
-            (p, c, wire)
-            for p, c, wire in synthesize.cells(suite, provider, scenario)
-            if wire != cassettes.CHAT
-        ]
-    except ProfileError as exc:
-        raise pytest.UsageError(str(exc)) from None
-    ids = [f"{p.key}-{c.scenario}" for p, c, _w in chat]
-    ids += [f"{p.key}@{wire}-{c.scenario}" for p, c, wire in wires]
-    _parametrize(metafunc, "conformance_cell", chat + wires, ids, "provider x scenario cells")
+    for name in ("conformance_case", "toolcall_case"):
+        if name not in metafunc.fixturenames:
+            continue
+        try:
+            found = list(cases(_suite(config), filters(config)))
+            if name == "toolcall_case":
+                found = [c for c in found if not c.not_applicable]
+        except (ProfileError, recordings.RecordingError) as exc:
+            raise pytest.UsageError(str(exc)) from None
+        values: list[Any] = (
+            found if name == "conformance_case" else [ToolcallCase(c) for c in found]
+        )
+        _parametrize(metafunc, name, values, [c.id for c in found])
 
 
-def _parametrize(
-    metafunc: pytest.Metafunc, name: str, values: list[Any], ids: list[str], what: str
-) -> None:
+def _parametrize(metafunc: pytest.Metafunc, name: str, values: list[Any], ids: list[str]) -> None:
     """One test per value; when a narrowed run selects none, one skipped test that says what was
     selected, instead of pytest's `got empty parameter set`."""
     if values:
         metafunc.parametrize(name, values, ids=ids)
         return
-    config = metafunc.config
-    narrowed = [
-        f"{option}={config.getoption(option)}"
-        for option in ("--toolcall-provider", "--toolcall-scenario", "--toolcall-wire")
-        if config.getoption(option)
-    ]
-    reason = f"no {what} selected by {' '.join(narrowed) or 'this run'}"
-    if what in ("published recordings", "wire recordings") and config.getoption(
-        "--toolcall-scenario"
-    ):
-        reason += f" (a {what[:-1]} belongs to no scenario)"
+    reason = f"no cases selected by {filters(metafunc.config).said('--toolcall-') or 'this run'}"
     skipped = pytest.param(None, marks=pytest.mark.skip(reason=reason))
     metafunc.parametrize(name, [skipped], ids=["none-selected"])
 
 
-def cell_outcome(config: pytest.Config, cell: tuple[Provider, Cell, str]) -> Outcome:
-    """The checked outcome of one provider x scenario cell on its wire."""
-    provider, checked, wire = cell
-    return check_cell(_suite(config), provider, checked, wire)
-
-
-def _parametrize_recordings(metafunc: pytest.Metafunc) -> None:
-    """One test per published recording; a scenario filter (recordings have none) skips them."""
-    config = metafunc.config
-    if config.getoption("--toolcall-scenario"):
-        found: list[recordings.Recording] = []
-    else:
-        suite = _suite(config)
-        try:
-            found = recordings.discover(
-                suite.cassettes,
-                config.getoption("--toolcall-provider"),
-                wire=cassettes.CHAT,
-                keep_unreadable=True,
-            )
-        except recordings.RecordingError as exc:
-            raise pytest.UsageError(str(exc)) from None
-    _parametrize(
-        metafunc,
-        "published_recording",
-        found,
-        [r.id for r in found],
-        "published recordings",
-    )
-
-
-def recording_outcome(config: pytest.Config, recording: recordings.Recording) -> Outcome:
-    """The checked outcome of one published recording."""
-    return check_recording(_suite(config), recording)
-
-
-def _parametrize_wire_recordings(metafunc: pytest.Metafunc) -> None:
-    """One test per wire recording, narrowed by the provider that offers the wire; a scenario
-    filter skips them, as it skips the published chat recordings."""
-    config = metafunc.config
-    found: list[recordings.Recording] = []
-    if not config.getoption("--toolcall-scenario"):
-        try:
-            found = [
-                r
-                for r in recordings.selected(
-                    _suite(config), config.getoption("--toolcall-provider")
-                )
-                if r.wire != cassettes.CHAT
-            ]
-        except recordings.RecordingError as exc:
-            raise pytest.UsageError(str(exc)) from None
-    _parametrize(metafunc, "wire_recording", found, [r.id for r in found], "wire recordings")
-
-
-def wire_recording_outcome(config: pytest.Config, recording: recordings.Recording) -> Outcome:
-    """The checked outcome of one wire recording."""
-    return check_recording(_suite(config), recording)
-
-
-def _parametrize_cuts(metafunc: pytest.Metafunc) -> None:
-    """One test per cut-off variant, on every wire; a scenario filter skips them, as it skips
-    the recordings most of them are cut from."""
-    config = metafunc.config
-    found: list[streams.Cut] = []
-    if not config.getoption("--toolcall-scenario"):
-        try:
-            found = list(streams.cuts(_suite(config), config.getoption("--toolcall-provider")))
-        except (ProfileError, recordings.RecordingError) as exc:
-            raise pytest.UsageError(str(exc)) from None
-    ids = [f"{c.provider}@{c.wire}-{c.scenario}" for c in found]
-    _parametrize(metafunc, "cut_stream", found, ids, "cut-off streams")
-
-
-def cut_outcome(config: pytest.Config, cut: streams.Cut) -> Outcome:
-    """The checked outcome of one cut-off variant."""
-    return check_cut(_suite(config), cut)
-
-
-def route_outcome(config: pytest.Config, cassette: tuple[str, str, str, Path]) -> Outcome:
-    """The checked outcome of one cassette recorded through a route."""
-    provider, route, _scenario, path = cassette
-    return check_route_cell(_suite(config), provider, route, path)
-
-
-def _parametrize_cases(metafunc: pytest.Metafunc) -> None:
-    config = metafunc.config
-    try:
-        found = list(
-            matrix.cases(
-                _suite(config),
-                matrix.Matrix(),
-                provider=config.getoption("--toolcall-provider"),
-                scenario=config.getoption("--toolcall-scenario"),
-            )
-        )
-    except (ProfileError, matrix.MatrixError, recordings.RecordingError) as exc:
-        raise pytest.UsageError(str(exc)) from None
-    wire = config.getoption("--toolcall-wire")
-    cases = [ToolcallCase(c) for c in found if wire is None or c.wire == wire]
-    _parametrize(metafunc, "toolcall_case", cases, [c.id for c in cases], "cases")
+def outcome(config: pytest.Config, case: Case) -> Outcome:
+    """The checked outcome of one case."""
+    return check(_suite(config), case)
 
 
 ANSWER_SHAPE = (
@@ -254,16 +112,33 @@ class ToolcallCase:
     not the assembler's.
     """
 
-    def __init__(self, case: matrix.Case) -> None:
+    def __init__(self, case: Case) -> None:
         self._case = case
-        self.id = f"{case.provider}/{case.scenario}"
+        self.id = case.id
         self.wire = case.wire
-        self.body = case.body
         self.request = case.request
 
     @property
+    def body(self) -> bytes:
+        __tracebackhide__ = True
+        return self._made().body
+
+    def _made(self) -> Case:
+        """The case with its stream and expectation read, or the test failed saying why not
+        (a cassette that no longer replays is the suite's problem, said in one line)."""
+        __tracebackhide__ = True
+        try:
+            self._case.expected  # noqa: B018  # reads the body with it
+        except CaseError as exc:
+            problem = str(exc)
+        else:
+            return self._case
+        pytest.fail(problem, pytrace=False)
+
+    @property
     def events(self) -> list[dict[str, Any]]:
-        return self._case.stream.events
+        __tracebackhide__ = True
+        return self._made().stream.events
 
     @property
     def chunks(self) -> list[dict[str, Any]]:
@@ -280,8 +155,9 @@ class ToolcallCase:
 
     def check(self, answer: Mapping[str, Any] | BaseException) -> None:
         __tracebackhide__ = True
+        expected = self._made().expected
         if isinstance(answer, BaseException):
-            verdict = judge(self._case.expected, answer)
+            verdict = judge(expected, answer)
         elif not isinstance(answer, Mapping):
             pytest.fail(
                 f"{self.id}: check() got a {type(answer).__name__}; it takes {ANSWER_SHAPE}, "
@@ -290,7 +166,7 @@ class ToolcallCase:
             )
         else:
             try:
-                verdict = judge(self._case.expected, read_document(dict(answer)))
+                verdict = judge(expected, read_document(dict(answer)))
             except Crashed as exc:
                 shape = str(exc)
             else:

@@ -1,18 +1,60 @@
-"""What several commands share: the provider and scenario filters, and writing what they report."""
+"""What several commands share: the filters they narrow by, and writing what they report."""
 
 from __future__ import annotations
 
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..profiles import Suite
+
+if TYPE_CHECKING:
+    from ..case import Filters
 
 
 def add_filters(parser: argparse.ArgumentParser) -> None:
     """`--provider` and `--scenario`, which every command that walks the suite narrows by."""
     parser.add_argument("--provider", help="only this provider (a providers.yaml key)")
     parser.add_argument("--scenario", help="only this scenario (a scenarios.yaml key)")
+
+
+def add_case_filters(parser: argparse.ArgumentParser) -> None:
+    """The filters of a command that runs over the suite's cases (`case.Filters`): any name a
+    report shows, checked against the suite before anything runs."""
+    parser.add_argument(
+        "--provider",
+        help="only this provider: any name a report shows (a providers.yaml key, a recording's "
+        "provider such as anthropic, a row such as deepseek@anthropic)",
+    )
+    parser.add_argument(
+        "--scenario",
+        help="only this column: a scenarios.yaml key, long_arguments_truncated, or a "
+        "recording's column (published/<name>, <wire>/<name>)",
+    )
+    parser.add_argument("--wire", help="only the cases of this wire (chat, responses, ...)")
+    parser.add_argument("--route", help="only the cases that came through this route")
+    parser.add_argument(
+        "--case", metavar="ID", help="only this case: its exact id, or a glob (*, ?, [...])"
+    )
+    parser.add_argument(
+        "--kind",
+        help="only the cases of this kind (cell, route, published, wire-recording, cut)",
+    )
+
+
+def filters_of(args: argparse.Namespace) -> Filters:
+    """The filters `add_case_filters` read from the command line."""
+    from ..case import Filters
+
+    return Filters(
+        wire=args.wire,
+        provider=args.provider,
+        route=args.route,
+        scenario=args.scenario,
+        case=args.case,
+        kind=args.kind,
+    )
 
 
 def write_json(path: Path, document: object) -> None:

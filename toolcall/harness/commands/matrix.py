@@ -10,14 +10,14 @@ from pathlib import Path
 from ..matrix import COLUMN_BUDGET
 from ..peers.external import DEFAULT_TIMEOUT
 from ..profiles import Suite
-from .common import add_filters, write_json, write_text
+from .common import add_case_filters, filters_of, write_json, write_text
 
 HELP = "run every assembler (ours and its peers) over every cassette, side by side"
 WRITES = False
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_filters(parser)
+    add_case_filters(parser)
     parser.add_argument(
         "--implementation",
         action="append",
@@ -72,8 +72,7 @@ def run(suite: Suite, args: argparse.Namespace) -> int:
         result = matrix.run(
             suite,
             implementations,
-            provider=args.provider,
-            scenario=args.scenario,
+            filters=filters_of(args),
             progress=sys.stderr,
             column_budget=args.column_budget,
         )

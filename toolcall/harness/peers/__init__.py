@@ -70,12 +70,15 @@ class Stream:
     decode); `chunks` is the chat wire's name for the same list. `served`, when set, is where
     an HTTP client must fetch the body (through a gateway, say); when it is None a client is
     served the body by the harness (`serving`).
+    `case` is the id of the suite's case it is (`case.Case`), "" for a stream that is none, so a
+    program can be told which stream it is on.
     """
 
     wire: str
     body: bytes
     request: Mapping[str, Any]
     served: Served | None = None
+    case: str = ""
 
     @cached_property
     def events(self) -> list[dict[str, Any]]:

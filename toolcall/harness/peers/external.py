@@ -233,37 +233,18 @@ class External:
             raise Crashed(f"was handed a {stream.wire} stream; it reads {list(self._wires)}")
         self._seq += 1
         deadline = time.monotonic() + self.timeout
+        message = assemble_message(stream, self._seq, self._protocol)
         if self._protocol == CHAT_ONLY_PROTOCOL:
-            message: dict[str, Any] = {
-                "cmd": "assemble",
-                "seq": self._seq,
-                "request": stream.request,
-                "chunks": stream.chunks,
-            }
             self._send(message, deadline, "assemble_v2")
             answer = self._receive("answer", deadline)
-        else:
-            message = {
-                "cmd": "assemble",
-                "seq": self._seq,
-                "wire": stream.wire,
-                "request": stream.request,
-                "body_base64": base64.b64encode(stream.body).decode("ascii"),
-                "events": _events_or_none(stream),
-            }
-            if stream.wire == CHAT and message["events"] is not None:
-                message["chunks"] = message["events"]
-            if self._http_client:
-                with serving(stream) as served:
-                    message["served"] = {
-                        "base_url": served.base_url,
-                        "headers": dict(served.headers),
-                    }
-                    self._send(message, deadline, "assemble")
-                    answer = self._receive("answer", deadline)
-            else:
+        elif self._http_client:
+            with serving(stream) as served:
+                message["served"] = {"base_url": served.base_url, "headers": dict(served.headers)}
                 self._send(message, deadline, "assemble")
                 answer = self._receive("answer", deadline)
+        else:
+            self._send(message, deadline, "assemble")
+            answer = self._receive("answer", deadline)
         if answer["seq"] != self._seq:
             self._kill()
             raise Crashed(f"answered seq {answer['seq']} to seq {self._seq}")
@@ -419,6 +400,24 @@ class _Unread:
         if self._bytes > MAX_UNREAD_BYTES:
             return f"wrote more than {MAX_UNREAD_BYTES:,} bytes nobody asked for"
         return None
+
+
+def assemble_message(stream: Stream, seq: int, protocol: int = PROTOCOL) -> dict[str, Any]:
+    """The `assemble` message a program speaking `protocol` is sent for `stream` (without the
+    `served` a program that fetches over HTTP is also told: where the stream is served then)."""
+    if protocol == CHAT_ONLY_PROTOCOL:
+        return {"cmd": "assemble", "seq": seq, "request": stream.request, "chunks": stream.chunks}
+    message: dict[str, Any] = {
+        "cmd": "assemble",
+        "seq": seq,
+        "wire": stream.wire,
+        "request": stream.request,
+        "body_base64": base64.b64encode(stream.body).decode("ascii"),
+        "events": _events_or_none(stream),
+    }
+    if stream.wire == CHAT and message["events"] is not None:
+        message["chunks"] = message["events"]
+    return message
 
 
 def _events_or_none(stream: Stream) -> list[dict[str, Any]] | None:

@@ -22,7 +22,7 @@ def _report(
     findings = document["findings"]
     listed = "".join(f"<li>{_finding(f)}</li>" for f in findings) or "<li>none</li>"
     shown = [*facts, *(k for k in document if k not in (*facts, *rest, "findings"))]
-    said = "".join(f"<dt>{esc(k)}</dt><dd>{value(document[k])}</dd>" for k in shown)
+    said = "".join(f"<dt>{esc(k)}</dt><dd>{_fact(document[k])}</dd>" for k in shown)
     parts = [
         f'<section class="report"><h3>{esc(name)}</h3><dl>{said}</dl>',
         f'<h4>Findings (<span data-findings="{len(findings)}">{len(findings)}</span>)</h4>'
@@ -30,6 +30,14 @@ def _report(
     ]
     parts += [f"<h4>{esc(k)}</h4>{value(document[k])}" for k in rest]
     return "".join(parts) + "</section>"
+
+
+def _fact(item: Any) -> str:
+    """A fact, or a guess at one (the doctor's `value` with its `evidence`) as its value first."""
+    if isinstance(item, Mapping) and "value" in item:
+        evidence = "".join(f"<li>{esc(e)}</li>" for e in item.get("evidence", []))
+        return f"{esc(item['value'])}" + (f'<ul class="muted">{evidence}</ul>' if evidence else "")
+    return value(item)
 
 
 def _finding(finding: Any) -> str:
