@@ -292,3 +292,23 @@ def test_a_real_gateway_run_meets_its_schema(tmp_path: Path) -> None:
     target = tmp_path / "gateways.json"
     target.write_text(json.dumps(document), encoding="utf-8")
     assert inputs.read(target, "gateways.schema.json")["gateways"][0]["streams"]
+
+
+@pytest.mark.slow
+def test_the_commands_a_case_page_gives_replay_that_case(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "matrix.json"
+    narrowed = ["--root", str(ROOT), "matrix", "--implementation", "toolcall"]
+    assert main([*narrowed, "--kind", "cut", "--json", str(target)]) == 0
+    capsys.readouterr()
+    document = json.loads(target.read_text(encoding="utf-8"))
+    case = next(c for c in document["cases"] if c["wire"] == "gemini")
+    page = case_page.render(case["id"], case, [])
+    commands = page.split("<h2>Replay it</h2><pre>", 1)[1].split("</pre>", 1)[0]
+    shown, again = [line.split() for line in commands.splitlines()]
+    assert shown[:2] == ["toolcall", "case"] and again[:3] == ["toolcall", "matrix", "--case"]
+    assert main(["--root", str(ROOT), *shown[1:]]) == 0
+    assert case["id"] in capsys.readouterr().out
+    assert main(["--root", str(ROOT), *again[1:], "--implementation", "toolcall"]) == 0
+    assert "passed: toolcall 1/1" in capsys.readouterr().out
