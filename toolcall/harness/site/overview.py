@@ -87,11 +87,14 @@ def matrix(document: Mapping[str, Any] | None) -> str:
         [esc(n), f"not available: {esc(why)}", "\u2013"]
         for n, why in document["unavailable"].items()
     ]
-    routes = {c["id"]: c for c in document.get("cases", [])}
-    results = [
-        {**r, "route": routes.get(r.get("id", ""), {}).get("route", "unknown")}
-        for r in document["results"]
-    ]
+    # A result's `provider` is its matrix row (`deepseek@anthropic`); its case names the
+    # provider and the route apart.
+    cases = {c["id"]: c for c in document.get("cases", [])}
+    results = []
+    for r in document["results"]:
+        case = cases.get(r.get("id", ""), {})
+        where = {"provider": case.get("provider", r["provider"]), "route": case.get("route")}
+        results.append({**r, **where})
     return (
         '<h2>Implementations</h2><p><a href="matrix.html">The matrix</a> has every cell. '
         "A count is passed/total; \u2013 means the implementation does not read that wire.</p>"
