@@ -23,7 +23,7 @@ PYTEST_FILTERS := $${PROVIDER:+--toolcall-provider "$$PROVIDER"} $${SCENARIO:+--
 # the last ones queued for another, so one long test file does not leave a core idle at the end.
 PYTEST_WORKERS ?= -n auto --maxprocesses 4 --dist worksteal
 
-.PHONY: help test check conformance matrix gateways gateways-docs report screenshot bench fuzz lint typecheck synthesize record add-provider drift scan clean
+.PHONY: help test check conformance matrix matrix-docs gateways gateways-docs report screenshot bench fuzz lint typecheck synthesize record add-provider drift scan clean
 
 ## help: list the targets and what each does
 help:
@@ -86,6 +86,10 @@ gateways: $(STAMP) $(if $(filter 0,$(CLIENTS)),,$(JS_STAMP))
 ## gateways-docs: rewrite docs/MATRIX.md's gateway section from the last run (reports/gateways.json)
 gateways-docs: $(STAMP)
 	$(BIN)/toolcall gateways --from-json reports/gateways.json --docs docs/MATRIX.md --markdown reports/gateways.md
+
+## matrix-docs: write the counts in docs/MATRIX.md and docs/PROTOCOL.md from a run (go, node)
+matrix-docs: $(STAMP)
+	$(BIN)/python -m toolcall.harness.matrix_docs
 
 ## report: the report site from the last runs' JSON in reports/ into reports/site/
 # Reads what make conformance, make matrix and make gateways (and toolcall probe and doctor)

@@ -75,7 +75,7 @@ def _run(
     return result
 
 
-# The subprocess protocol, through the example in docs/MATRIX.md.
+# The subprocess protocol, through the example in docs/PROTOCOL.md.
 
 
 @pytest.mark.parametrize(
@@ -622,8 +622,8 @@ def test_litellm_adapter_merges_calls_without_index() -> None:
 
 
 def test_the_docs_show_the_example_that_the_tests_run() -> None:
-    matrix_doc = (ROOT / "docs" / "MATRIX.md").read_text(encoding="utf-8")
-    assert EXAMPLE.read_text(encoding="utf-8").rstrip("\n") in matrix_doc
+    protocol_doc = (ROOT / "docs" / "PROTOCOL.md").read_text(encoding="utf-8")
+    assert EXAMPLE.read_text(encoding="utf-8").rstrip("\n") in protocol_doc
 
 
 def test_each_implementation_gets_its_own_copy_of_the_stream() -> None:

@@ -86,6 +86,8 @@ class Matrix:
     not_applicable: list[tuple[str, str, str]] = field(default_factory=list)
     #: Programs that never started or failed their handshake (also in `unavailable`).
     never_started: list[str] = field(default_factory=list)
+    #: What a column adds around the library it checks, as its program's handshake said.
+    glue: dict[str, str] = field(default_factory=dict)
     #: Every case judged, in order: the JSON report carries each one's stream and expectation.
     cases: list[Case] = field(default_factory=list)
 
@@ -162,6 +164,8 @@ def run(
             _say(progress, f"did not start: {exc}\n")
             continue
         matrix.implementations.append((implementation.name, implementation.version))
+        if glue := getattr(implementation, "glue", ""):
+            matrix.glue[implementation.name] = glue
         column = _column(implementation, selected, began + column_budget)
         matrix.results += column
         passed = sum(r.verdict.passed for r in column)

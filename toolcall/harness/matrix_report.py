@@ -7,6 +7,9 @@ run are listed with why, so a missing package is visible rather than a silently 
 The terminal gets a grid that fits `WIDTH` columns: implementations are numbered above it, cells
 are short marks, and a line that would run longer is cut; the Markdown and JSON reports keep every
 name and reason whole. A column cut off (see `matrix.SKIPPED`) is one line, not one per cell.
+A column whose program said it adds glue around the library it checks (its handshake's `glue`)
+says so under its name, in its version cell, and in the JSON's `glue`, since its verdicts judge
+that code too.
 """
 
 from __future__ import annotations
@@ -89,6 +92,8 @@ def text(matrix: Matrix) -> str:
         mine = [r for r in matrix.results if r.implementation == name]
         passed = f"{sum(r.verdict.passed for r in mine)}/{len(mine)}"
         lines.append(_cut(f"{number:>4} {name:<16} {passed:>7} passed   {version}"))
+        if name in matrix.glue:
+            lines.append(_cut(f"{'':>4} {'':<16} {'':>7} glue     {matrix.glue[name]}"))
     lines += [_cut(f"not available: {name}: {why}") for name, why in matrix.unavailable.items()]
     wire_rows = {(r.provider, r.scenario) for r in matrix.results if r.wire != CHAT}
     for group in (
@@ -172,9 +177,10 @@ def markdown(matrix: Matrix) -> str:
     ]
     for name, version in matrix.implementations:
         mine = [r for r in matrix.results if r.implementation == name]
-        lines.append(
-            f"| {name} | {_escape(version)} | {sum(r.verdict.passed for r in mine)}/{len(mine)} |"
-        )
+        shown = _escape(version)
+        if name in matrix.glue:
+            shown += f"; with glue: {_escape(matrix.glue[name])}"
+        lines.append(f"| {name} | {shown} | {sum(r.verdict.passed for r in mine)}/{len(mine)} |")
     for name, why in matrix.unavailable.items():
         lines.append(f"| {name} | not available: {_escape(why)} | - |")
     lines += ["", "| provider | scenario | " + " | ".join(names) + " |"]
@@ -217,7 +223,13 @@ def document(matrix: Matrix) -> dict[str, Any]:
         mine = [r for r in matrix.results if r.implementation == name]
         passed = sum(r.verdict.passed for r in mine)
         implementations.append(
-            {"name": name, "version": version, "passed": passed, "total": len(mine)}
+            {
+                "name": name,
+                "version": version,
+                "passed": passed,
+                "total": len(mine),
+                "glue": matrix.glue.get(name, ""),
+            }
         )
     return {
         "report": "matrix",

@@ -8,7 +8,8 @@ sends and receives against it). Version 3:
     -> {"cmd": "start", "protocol": 3}
     <- {"protocol": 3, "implementation": {"name": "naive", "version": "0.3", "language": "python"},
         "wires": ["chat", "responses", "anthropic", "gemini", "ollama"]}
-    -> {"cmd": "assemble", "seq": 1, "wire": "anthropic", "request": {...},
+    -> {"cmd": "assemble", "seq": 1, "case": "anthropic/anthropic/...", "wire": "anthropic",
+        "request": {...},
         "body_base64": "ZXZlbnQ6IG1lc3NhZ2Vfc3RhcnQK...", "events": [{...}, ...]}
     <- {"seq": 1, "tool_calls": [{"id": "...", "type": "function",
                                   "function": {"name": "...", "arguments": "<JSON text>"}}]}
@@ -23,16 +24,21 @@ an SSE reader given one would be judged on a body its users never send it. A pro
 `"http_client": true` is an
 SDK under test: each `assemble` also says where the stream is served (`served`: a base URL and
 headers, `serving`), and it fetches the stream from there. An answer may carry `error` (the
-implementation judged the stream bad: a cut-off call, say) with or without calls.
+implementation judged the stream bad: a cut-off call, say) with or without calls. `case` names
+the case for the program's own log (sent when the stream has one), and a handshake may say in
+`glue` what the program adds around the library it checks; both came to version 3 as optional
+fields, which a version-3 program may ignore (docs/PROTOCOL.md says when the number changes).
 
 A program that answers the handshake with version 2 is spoken to in version 2, which carries chat
 chunks only: it gets the chat streams, and its name in the reports says so once. Any other version
 is refused at the handshake, with both named. One long-lived process per implementation keeps a
 run of a hundred streams from paying a hundred interpreter starts. A late answer, a wrong `seq`,
-a message the schema rejects, or a program that exits is a crash, reported with the last line it
-wrote on standard error; the next stream starts it afresh. Programs are named on the command line
-(`toolcall matrix --external NAME=COMMAND`) or in `TOOLCALL_EXTERNAL`, one `NAME=COMMAND` per
-line; COMMAND is split like a shell would split it, but no shell runs it.
+a message the schema rejects, or a program that exits is a crash, reported with its standard
+error from the first line of its crash report (a Go panic, a Python traceback, an uncaught Node
+error) on, bounded, or else the last line it wrote there; the next stream starts it afresh.
+Programs are named on the command line (`toolcall matrix --external NAME=COMMAND`) or in
+`TOOLCALL_EXTERNAL`, one `NAME=COMMAND` per line; COMMAND is split like a shell would split it,
+but no shell runs it.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ import contextlib
 import json
 import os
 import queue
+import re
 import shlex
 import signal
 import subprocess
@@ -72,6 +79,11 @@ _SCHEMA = format_schema("protocol.schema.json")
 #: the largest stream of the suite (DeepSeek's `long_arguments`) carries about 855 KB of them; a
 #: line beyond this is a program gone wrong, stopped before it takes the harness's memory.
 MAX_LINE = 32 * 1024 * 1024
+#: The longest line the harness sends a program, its newline included: four times the largest
+#: `assemble` of the suite (DeepSeek's `long_arguments`, 2.8 MB), and `tests/test_matrix_docs.py`
+#: holds every message of the suite under it, so a program that sizes its line buffer for this
+#: reads every stream (docs/PROTOCOL.md).
+MAX_MESSAGE = 8 * 1024 * 1024
 #: How many lines, and how many bytes, a program may write ahead of the harness reading them.
 #: The protocol has one line per message, so more is a program flooding its output, stopped
 #: before it fills memory: at most `MAX_UNREAD_BYTES` and one line wait, not 16 long lines.
@@ -79,6 +91,12 @@ MAX_UNREAD = 16
 MAX_UNREAD_BYTES = MAX_LINE
 #: How much of a program's standard error is kept: its end, where the reason for a crash is.
 STDERR_TAIL = 16 * 1024
+#: How much of a crash report (a Go panic, a Python traceback, an uncaught Node error) a crash
+#: verdict keeps, from the report's first line on.
+CRASH_HEAD = 2 * 1024
+#: The longest line a careless line reader takes (Go's `bufio.Scanner` by default): a program
+#: that exits without a word after a longer message is told that this is the likely reason.
+LINE_READER_LIMIT = 64 * 1024
 #: How long a program that closed its output gets to exit before it is killed.
 EXIT_GRACE = 1.0
 _READ_SIZE = 64 * 1024
@@ -143,6 +161,8 @@ class External:
         self._wires: tuple[str, ...] = ()
         self._http_client = False
         self._framings: tuple[str, ...] = ()
+        self._glue = ""
+        self._sent = 0  # the size of the last message written, for a program that then exits
 
     @property
     def version(self) -> str:
@@ -174,6 +194,18 @@ class External:
             except Crashed:
                 return ()
         return self._framings
+
+    @property
+    def glue(self) -> str:
+        """What the program said it adds around the library it checks (its handshake's `glue`:
+        "checks finish_reason length itself"), or "": the column then judges the library and
+        that code together, and the reports say so. Asked like `wires`."""
+        if not self._identity:
+            try:
+                self.start()
+            except Crashed:
+                return ""
+        return self._glue
 
     def start(self) -> None:
         """Start the program and check its handshake, unless it is running already.
@@ -221,6 +253,7 @@ class External:
         # An HTTP client asks Gemini for `alt=sse`, as the SDKs do: it is never sent an array.
         reads_framings = spoken == PROTOCOL and not self._http_client
         self._framings = tuple(started.get("framings", [])) if reads_framings else ()
+        self._glue = escaped(started.get("glue", "")) if spoken == PROTOCOL else ""
         who = started["implementation"]
         identity = f"{who['name']} {who['version']} ({who['language']})"
         if spoken == CHAT_ONLY_PROTOCOL:
@@ -274,7 +307,8 @@ class External:
         _check(message, "harness sent", kind or str(message["cmd"]))
         process = self._process
         assert process is not None and process.stdin is not None
-        data = json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n"
+        data = encoded(message)
+        self._sent = len(data)
         outcome = _write_within(process.stdin, data, deadline - time.monotonic())
         if isinstance(outcome, TimeoutError):
             self._kill()
@@ -324,25 +358,39 @@ class External:
         _end(process)
         if self._stderr_reader is not None:
             self._stderr_reader.join(EXIT_GRACE)  # the last words, written just before exiting
-        last = self._shown(self._stderr.last_line())
-        return Crashed(status + (f": {first_line(last)}" if last else ""))
+        said = self._shown(self._stderr.crash(), CRASH_HEAD + 400)
+        if not said and self._sent > LINE_READER_LIMIT:
+            said = (
+                f"it was sent a line of {self._sent:,} bytes; a line reader that stops at "
+                f"{LINE_READER_LIMIT // 1024} KiB (Go's bufio.Scanner) ends there "
+                "(docs/PROTOCOL.md)"
+            )
+        return Crashed(status + (f": {said}" if said else ""))
 
     def _kill(self) -> None:
         process, self._process = self._process, None
         if process is not None:
             _end(process)
 
-    def _shown(self, text: str) -> str:
-        """A program's own text fit for a message or a report: keys and credentials masked."""
-        return escaped(scrub.printable(text, self.keys))
+    def _shown(self, text: str, limit: int = scrub.DETAIL_LENGTH) -> str:
+        """A program's own text fit for a message or a report: keys and credentials masked, and
+        cut to `limit` characters."""
+        return escaped(scrub.printable(text, self.keys, limit))
 
 
 class _Tail:
-    """The last `size` bytes written to it; what a crash message shows of standard error."""
+    """What a crash message shows of standard error: its last `size` bytes, and the first
+    `CRASH_HEAD` bytes from where a crash report began (`crash_start`), wherever that was.
+
+    A Go panic's goroutine dump can run past the tail and push out its own first line, the one
+    that says what went wrong (`panic: assignment to entry in nil map`); so that line is caught
+    as it goes by, and kept however much follows it."""
 
     def __init__(self, size: int) -> None:
         self.size = size
         self._data = bytearray()
+        self._pending = bytearray()  # the line being written, at most `size` bytes
+        self._heads: dict[int, bytearray] = {}  # by strength: from its first marker line on
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -352,12 +400,59 @@ class _Tail:
         with self._lock:
             self._data += data[-self.size :]
             del self._data[: max(0, len(self._data) - self.size)]
+            self._pending += data
+            *lines, rest = self._pending.split(b"\n")
+            self._pending = bytearray(rest[-self.size :])
+            for line in lines:
+                self._watch(bytes(line[: self.size]))
+
+    def _watch(self, line: bytes) -> None:
+        """Keep `line` in every crash report open, and open one if the line begins one."""
+        for head in self._heads.values():
+            if len(head) < CRASH_HEAD:
+                head += line[: CRASH_HEAD - len(head)] + b"\n"
+        strength = crash_start(line.decode("utf-8", "replace"))
+        if strength and strength not in self._heads:
+            self._heads[strength] = bytearray(line[:CRASH_HEAD] + b"\n")
 
     def last_line(self) -> str:
         with self._lock:
             text = self._data.decode("utf-8", "replace")
         lines = [line.strip() for line in text.splitlines() if line.strip()]
         return lines[-1] if lines else ""
+
+    def crash(self) -> str:
+        """The crash report on one line (` | ` between its lines), from its first line on and
+        bounded, with the last line written when the bound cut it off (a Python traceback ends
+        with the exception); or the last line written when no report began."""
+        last = self.last_line()
+        with self._lock:
+            found = self._heads.get(max(self._heads, default=0))
+            if found is None or not found.strip():
+                return first_line(last)
+            text = found.decode("utf-8", "replace")
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        if len(text) >= CRASH_HEAD and last and last not in lines:
+            lines += ["...", first_line(last, 300)]
+        return " | ".join(lines)
+
+
+#: A line that begins a crash report, and how surely: a Go panic or fatal error and a Python
+#: traceback (2) win over an error line as Node prints an uncaught one (1), which a program's
+#: own log may also hold.
+_CRASH_STARTS = (
+    (2, re.compile(r"^(panic: |fatal error: |Fatal Python error: |Traceback \(most recent call)")),
+    # Node: `TypeError: ...`, `Error [ERR_X]: ...`, `[UnhandledPromiseRejection: ...`
+    (1, re.compile(r"^\[?(Uncaught )?[A-Z]?[A-Za-z]*(Error|Exception|Rejection)( \[\w+\])?: ")),
+)
+
+
+def crash_start(line: str) -> int:
+    """How surely `line` begins a crash report (0: it does not)."""
+    for strength, pattern in _CRASH_STARTS:
+        if pattern.match(line):
+            return strength
+    return 0
 
 
 def _daemon(target: Any, *args: Any) -> threading.Thread:
@@ -404,20 +499,27 @@ class _Unread:
 
 def assemble_message(stream: Stream, seq: int, protocol: int = PROTOCOL) -> dict[str, Any]:
     """The `assemble` message a program speaking `protocol` is sent for `stream` (without the
-    `served` a program that fetches over HTTP is also told: where the stream is served then)."""
+    `served` a program that fetches over HTTP is also told: where the stream is served then);
+    what docs/PROTOCOL.md measures the size of."""
     if protocol == CHAT_ONLY_PROTOCOL:
         return {"cmd": "assemble", "seq": seq, "request": stream.request, "chunks": stream.chunks}
-    message: dict[str, Any] = {
-        "cmd": "assemble",
-        "seq": seq,
-        "wire": stream.wire,
-        "request": stream.request,
-        "body_base64": base64.b64encode(stream.body).decode("ascii"),
-        "events": _events_or_none(stream),
-    }
+    message: dict[str, Any] = {"cmd": "assemble", "seq": seq}
+    if stream.case:  # a stream handed over outside a run of cases has no id to give
+        message["case"] = stream.case
+    message.update(
+        wire=stream.wire,
+        request=stream.request,
+        body_base64=base64.b64encode(stream.body).decode("ascii"),
+        events=_events_or_none(stream),
+    )
     if stream.wire == CHAT and message["events"] is not None:
         message["chunks"] = message["events"]
     return message
+
+
+def encoded(message: Mapping[str, Any]) -> bytes:
+    """One message as the line written to the program: UTF-8 JSON and a newline."""
+    return json.dumps(message, ensure_ascii=False).encode("utf-8") + b"\n"
 
 
 def _events_or_none(stream: Stream) -> list[dict[str, Any]] | None:
