@@ -44,6 +44,9 @@ def test_every_page_is_written_from_every_kind_of_input(
     overview = (site / "index.html").read_text(encoding="utf-8")
     assert '<span data-count="failed">1</span>' in overview
     assert 'data-impl="sloppy" data-passed="3" data-total="5"' in overview
+    assert f"sloppy 9; with glue: {report_documents.GLUE}" in overview
+    sloppy = (site / "implementations" / "sloppy.html").read_text(encoding="utf-8")
+    assert f"adds glue around the library it checks: {report_documents.GLUE}" in sloppy
     probes = (site / "probes.html").read_text(encoding="utf-8")
     assert "every chunk repeats the call id" in probes
     assert "error truncated</strong> tool call index 0, name &#x27;add&#x27;" in probes
