@@ -170,13 +170,47 @@ def gateways() -> dict[str, Any]:
 
 
 def probe() -> dict[str, Any]:
+    """A probe report as `toolcall probe --json` writes it (probe.schema.json): one finding."""
+    seen = {"status": "read", "calls": ["get_weather"], "finish": "tool_calls", "bytes": 900}
     return {
         "endpoint": "http://127.0.0.1:9/v1",
         "model": "small",
         "wire": "chat",
-        "findings": [{"check": "ids", "line": "every chunk repeats the call id"}],
-        "scenarios": [{"scenario": "single_call", "verdict": "pass"}],
-        "clients": {"openai-sdk": "pass"},
+        "family": "other",
+        "budget": {"requests": 20, "seconds": 60},
+        "sound": True,
+        "stopped": None,
+        "findings": [
+            {
+                "code": "index_absent",
+                "severity": "quirk",
+                "scenario": "single_call",
+                "streamed": True,
+                "message": "every chunk repeats the call id and gives no index",
+                "excerpt": '{"tool_calls":[{"id":"call_1"}]}',
+                "repeat": 1,
+            }
+        ],
+        "scenarios": [
+            {
+                "name": "single_call",
+                "description": "one call",
+                "not_run": None,
+                "findings": ["index_absent"],
+                "streamed": {**seen, "arguments": "streamed"},
+                "unstreamed": {**seen, "arguments": None},
+            }
+        ],
+        "clients": [
+            {
+                "name": "openai-sdk",
+                "version": "openai 1",
+                "available": True,
+                "unavailable": None,
+                "passed": 1,
+                "failed": [],
+            }
+        ],
     }
 
 

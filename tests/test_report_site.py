@@ -48,7 +48,7 @@ def test_every_page_is_written_from_every_kind_of_input(
     sloppy = (site / "implementations" / "sloppy.html").read_text(encoding="utf-8")
     assert f"adds glue around the library it checks: {report_documents.GLUE}" in sloppy
     probes = (site / "probes.html").read_text(encoding="utf-8")
-    assert "every chunk repeats the call id" in probes
+    assert "quirk index_absent</strong> every chunk repeats the call id" in probes
     assert "error truncated</strong> tool call index 0, name &#x27;add&#x27;" in probes
     gateways = (site / "gateways.html").read_text(encoding="utf-8")
     assert "REQ: a request field did not reach upstream as sent" in gateways
