@@ -315,3 +315,21 @@ def test_the_commands_a_case_page_gives_replay_that_case(
     assert case["id"] in capsys.readouterr().out
     assert main(["--root", str(ROOT), *again[1:], "--implementation", "toolcall"]) == 0
     assert "passed: toolcall 1/1" in capsys.readouterr().out
+
+
+def test_the_browser_the_docs_say_to_install_is_the_one_ci_installs_and_the_tests_drive() -> None:
+    """The README and the manual say `apt-get install chromium` and the dev extra; CI's entry
+    point runs that install, the dev extra holds Playwright, and the tests drive that path."""
+    from toolcall.harness.site.screenshot import CHROMIUM
+
+    for doc in (ROOT / "README.md", ROOT / "docs" / "HARNESS.md"):
+        text = " ".join(doc.read_text(encoding="utf-8").split())
+        assert "`apt-get install chromium`" in text and "pip install -e '.[dev]'" in text, doc
+    assert "apt-get install -y chromium" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    workflow = (ROOT / ".github" / "workflows" / "conformance.yml").read_text(encoding="utf-8")
+    assert "apt-get install -y chromium" in workflow
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    dev = pyproject.split("\ndev = [", 1)[1].split("\n]", 1)[0]
+    assert '\n    "playwright>=' in dev
+    assert str(CHROMIUM) == "/usr/bin/chromium"
+    assert "playwright install" not in (ROOT / "Makefile").read_text(encoding="utf-8")
