@@ -11,6 +11,7 @@ import functools
 import gzip
 import io
 import json
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -524,6 +525,38 @@ def test_the_publish_command_is_printed(tmp_path: Path, capsys: pytest.CaptureFi
     _, document = report(capsys, path)
     assert document["publish"].startswith(f"toolcall scan {path} && toolcall publish {path} ")
     assert "--origin" in document["publish"]
+
+
+PUBLISHED_AS = {
+    "responses": ("sse", ".sse"),
+    "anthropic": ("sse", ".sse"),
+    "gemini": ("json-array", ".json"),
+    "ollama": ("ndjson", ".ndjson"),
+}
+
+
+@pytest.mark.parametrize("wire", PUBLISHED_AS)
+def test_the_printed_publish_command_keeps_another_wires_capture(
+    wire: str, suite_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On every wire the printed command runs as printed, once its placeholders are filled in:
+    the capture is kept verbatim under cassettes/wires/<wire>/."""
+    framing, suffix = PUBLISHED_AS[wire]
+    body = wire_bodies.frame(wire, wire_bodies.events(wire, CALLS), framing=framing)
+    path = written(tmp_path, f"turn{suffix}", body)
+    _, document = report(capsys, path)
+    scan, publish = document["publish"].split("  #")[0].split(" && ")
+    assert scan == f"toolcall scan {path}"
+    words = shlex.split(publish)
+    assert words[:5] == ["toolcall", "publish", path, "--wire", wire]
+    recorded_as = next(o.recorded_as[0] for o in _loaded(ROOT).wire_offers if o.wire == wire)
+    fill = {"PROVIDER": recorded_as, "MODEL": "m", "OWNER/NAME": "o/n", "COMMIT": "0" * 40}
+    filled = [fill.get(word, word) for word in words]
+    assert main(["--root", str(suite_copy), *filled[1:]]) == 0
+    kept = suite_copy / "cassettes" / "wires" / wire / f"turn{suffix}"
+    assert kept.read_bytes() == body
+    source = json.loads(kept.with_name("turn.source.json").read_text(encoding="utf-8"))
+    assert (source["wire"], source["framing"]) == (wire, framing)
 
 
 def test_the_body_is_read_a_window_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from toolcall.harness import serve
+from toolcall.harness import serving
 from toolcall.harness.profiles import load_suite
 
 #: A serve, three curl captures and three runs of the doctor, clients included: `make check`.
@@ -57,7 +57,7 @@ def test_the_recipe_shows_what_the_text_says(tmp_path: Path) -> None:
     lines = block()
     assert lines[0] == ".venv/bin/toolcall serve --port 8765 &"
     port = free_port()
-    with serve.serving(load_suite(ROOT), port=port):
+    with serving.serving(load_suite(ROOT), port=port):
         done = [run(line, port, tmp_path) for line in lines[1:]]
     captured = done[:2]
     examined, markdown, compared = (

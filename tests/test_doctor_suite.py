@@ -16,7 +16,7 @@ import httpx
 import pytest
 from jsonschema import Draft202012Validator
 
-from toolcall.harness import serve
+from toolcall.harness import serving
 from toolcall.harness.case import PUBLISHED, WIRE_RECORDING, Filters, cases
 from toolcall.harness.doctor import compare
 from toolcall.harness.doctor.identify import UNKNOWN
@@ -74,8 +74,8 @@ def test_every_published_recording_is_named_as_its_provenance_says() -> None:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[serve.Running]:
-    with serve.serving(SUITE) as running:
+def server() -> Iterator[serving.Running]:
+    with serving.serving(SUITE) as running:
         yield running
 
 
@@ -138,7 +138,7 @@ def har_of(request: httpx.Request, response: httpx.Response, body: bytes) -> dic
 
 @pytest.mark.parametrize(("path", "name"), SERVED, ids=[n for _, n in SERVED])
 def test_a_har_of_serve_written_by_an_http_client(
-    server: serve.Running, tmp_path: Path, path: str, name: str
+    server: serving.Running, tmp_path: Path, path: str, name: str
 ) -> None:
     served = recording(name)
     headers = {"X-Toolcall-Scenario": served.id, "Authorization": "Bearer sk-" + "x" * 40}
@@ -169,7 +169,7 @@ def test_a_har_of_serve_written_by_an_http_client(
 @pytest.mark.parametrize("flags", ["-siN", "-vN"])
 @pytest.mark.parametrize(("path", "name"), SERVED, ids=[n for _, n in SERVED])
 def test_a_curl_capture_of_serve(
-    server: serve.Running, tmp_path: Path, path: str, name: str, flags: str
+    server: serving.Running, tmp_path: Path, path: str, name: str, flags: str
 ) -> None:
     """`curl -siN > file`, and `curl -vN > file 2>&1`: curl's own lines and its progress meter
     among the body's."""
@@ -206,7 +206,7 @@ def test_a_curl_capture_of_serve(
 
 
 def test_two_captures_around_a_gateway_name_its_change(
-    server: serve.Running, tmp_path: Path
+    server: serving.Running, tmp_path: Path
 ) -> None:
     """Upstream and downstream of a gateway that numbers index-less calls 0 and rewrites usage
     (what LiteLLM was measured doing): the comparison names both changes."""

@@ -403,3 +403,90 @@ def test_publish_writes_the_recording_the_suite_holds(
         r for r in recordings.discover(suite.cassettes, provider, wire="chat") if r.name == stem
     ]
     assert check_recording(suite, published).status == "pass"
+
+
+def _one_per_framing() -> list[recordings.Recording]:
+    """A published recording of each wire other than chat in each framing it is kept in."""
+    found: dict[tuple[str, str], recordings.Recording] = {}
+    for recording in recordings.discover(SUITE.cassettes):
+        if recording.wire == "chat" or recording.synthesized:
+            continue
+        if recording.origin in recordings.ORIGINS:
+            found.setdefault((recording.wire, recording.provenance["framing"]), recording)
+    return list(found.values())
+
+
+WIRE_RECORDINGS = _one_per_framing()
+
+
+@pytest.mark.parametrize("kept", WIRE_RECORDINGS, ids=[r.id for r in WIRE_RECORDINGS])
+def test_publish_keeps_another_wires_recording_as_the_suite_holds_it(
+    kept: recordings.Recording,
+    suite_copy: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`toolcall publish FILE --wire W ...` (as `toolcall doctor` prints it for a capture of
+    another wire) on a committed recording's own bytes, in a copy from which it was removed:
+    the same body under cassettes/wires/<wire>/, a `.source.json` saying what the committed
+    one says, refused until its expectation is written, and then passing."""
+    folder = suite_copy / "cassettes" / "wires" / kept.wire
+    sidecar = kept.path.name.removesuffix(kept.path.suffix) + recordings.SOURCE_SUFFIX
+    for name in (kept.path.name, kept.expected_path.name, sidecar):
+        (folder / name).unlink()
+    source = tmp_path / kept.path.name
+    source.write_bytes(kept.source())
+    given = kept.provenance
+    where = given["provenance"]
+    arguments = ["--root", str(suite_copy), "publish", str(source), "--wire", kept.wire]
+    arguments += ["--provider", given["provider"], "--model", given["model"]]
+    arguments += ["--repository", where["repository"], "--path", where["path"]]
+    arguments += ["--commit", where["commit"], "--license", where["license"]]
+    arguments += ["--origin", given["party"]]
+    for key in ("endpoint", "extraction", "route"):
+        arguments += [f"--{key}", given[key]] if key in given else []
+    jsonl = given["framing"] == "jsonl"
+    assert cli.main(arguments + (["--jsonl"] if jsonl else [])) == 0
+    assert (folder / kept.path.name).read_bytes() == kept.path.read_bytes()
+    offer = recordings.offer_of(SUITE, kept)
+    assert offer is not None
+    said = capsys.readouterr().out
+    assert f"under providers.yaml's {offer.provider}.wires.{kept.wire}.recordings" in said
+    with pytest.raises(recordings.RecordingError):
+        recordings.load(folder / sidecar)  # no expectation beside it
+    shutil.copy(kept.expected_path, folder / kept.expected_path.name)
+    published = recordings.load(folder / sidecar)
+    for key in ("kind", "wire", "framing", "provider", "model", "party", "endpoint", "route"):
+        assert published.provenance.get(key) == given.get(key), key
+    assert published.source_sha256 == kept.source_sha256
+    assert check_recording(load_suite(suite_copy), published).status == "pass"
+
+
+@pytest.mark.parametrize(
+    ("wire", "provider", "body", "says"),
+    [
+        ("anthropic", "anthropic", None, "cannot read"),
+        ("anthropic", "nobody", b"data: {}\n\n", "the names its recordings may give: anthropic"),
+        ("chat", "nobody", b"data: {}\n\n", "unknown provider 'nobody'"),
+    ],
+)
+def test_publish_refuses_what_it_cannot_keep_in_one_line(
+    wire: str,
+    provider: str,
+    body: bytes | None,
+    says: str,
+    suite_copy: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    source = tmp_path / "x.sse"
+    if body is not None:
+        source.write_bytes(body)
+    arguments = ["--root", str(suite_copy), "publish", str(source), "--wire", wire]
+    arguments += ["--provider", provider, "--repository", "o/n", "--path", "p", "--commit", "c"]
+    arguments += ["--license", "MIT", "--model", "m", "--origin", "first-party"]
+    before = sorted(p for p in (suite_copy / "cassettes").rglob("*"))
+    assert cli.main(arguments) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and says in err
+    assert sorted(p for p in (suite_copy / "cassettes").rglob("*")) == before

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.gateway_relay import Rewrites, relaying
-from toolcall.harness import serve
+from toolcall.harness import serving
 from toolcall.harness.gateways import command, report
 from toolcall.harness.gateways.clients import available
 from toolcall.harness.gateways.known import ByURL, Launch, PortkeyProviders, Route
@@ -37,7 +37,7 @@ def client(name: str = "openai-sdk-http") -> list[Implementation]:
 def relayed(
     rewrites: Rewrites, todo: list[Case], clients: list[Implementation] | None = None
 ) -> GatewayRun:
-    with serve.serving(SUITE) as served, relaying(served.base_url, rewrites) as url:
+    with serving.serving(SUITE) as served, relaying(served.base_url, rewrites) as url:
         return run_gateway(
             ByURL(url, "relay"),
             served,
@@ -123,7 +123,7 @@ def test_a_provider_the_gateway_cannot_route_is_listed_not_sent() -> None:
             return None if provider == "glm" else "no such provider in this gateway"
 
     todo = cases(SUITE, scenario="single_call")
-    with serve.serving(SUITE) as served, relaying(served.base_url) as url:
+    with serving.serving(SUITE) as served, relaying(served.base_url) as url:
         run = run_gateway(OnlyGLM(url, "relay"), served, todo, ROOT, say=lambda _: None)
     assert {r.case.provider for r in run.results} == {"glm"}
     assert run.skipped["gemini"] == "no such provider in this gateway"
@@ -145,13 +145,13 @@ def test_portkey_named_providers_point_the_custom_host_at_serve() -> None:
     assert target.model == "kimi-k2" and target.base_url == "http://127.0.0.1:4000/v1"
     for endpoint in ("/chat/completions", "/v1/chat/completions"):  # moonshot's, deepseek's
         path = target.headers["x-portkey-custom-host"].removeprefix("http://127.0.0.1:9")
-        assert serve.route(path + endpoint) == serve.Route("kimi", "single_call", "cut")
+        assert serving.route(path + endpoint) == serving.Route("kimi", "single_call", "cut")
 
 
 @pytest.mark.slow
 def test_a_fix_names_the_gateways_of_the_run_that_pass_the_same_streams() -> None:
     todo = [c for c in cases(SUITE, provider="glm") if c.fault == "cut"]
-    with serve.serving(SUITE) as served:
+    with serving.serving(SUITE) as served:
         with relaying(served.base_url, Rewrites(hang_on_cut=5)) as url:
             hangs = run_gateway(
                 ByURL(url, "hangs"), served, todo, ROOT, say=lambda _: None, bound=2.0
@@ -185,7 +185,10 @@ def test_the_docs_section_is_written_from_a_run_with_its_date_and_versions(
     written as JSON, then rendered into a copy of docs/MATRIX.md: the section between the
     markers is replaced, everything around it is kept byte for byte."""
     todo = [c for c in cases(SUITE, provider="glm") if c.target == "single_call"]
-    with serve.serving(SUITE) as served, relaying(served.base_url, Rewrites(hang_on_cut=5)) as url:
+    with (
+        serving.serving(SUITE) as served,
+        relaying(served.base_url, Rewrites(hang_on_cut=5)) as url,
+    ):
         run = run_gateway(ByURL(url, "relay"), served, todo, ROOT, say=lambda _: None, bound=2.0)
     about = {
         "date": "2026-12-04 18:00 UTC",

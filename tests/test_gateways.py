@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.gateway_relay import Rewrites, relaying
-from toolcall.harness import recordings, serve
+from toolcall.harness import recordings, serving
 from toolcall.harness.gateways import process, report
 from toolcall.harness.gateways.known import ByURL
 from toolcall.harness.gateways.run import GatewayRun, cases, run_gateway
@@ -32,7 +32,7 @@ SUITE = load_suite(ROOT)
 def through(rewrites: Rewrites, home: Path, *, bound: float = 3.0) -> GatewayRun:
     """A run of every glm case through the relay, its log under `home` (never the checkout)."""
     todo = cases(SUITE, provider="glm")
-    with serve.serving(SUITE) as served, relaying(served.base_url, rewrites) as url:
+    with serving.serving(SUITE) as served, relaying(served.base_url, rewrites) as url:
         return run_gateway(ByURL(url, "relay"), served, todo, home, say=lambda _: None, bound=bound)
 
 
@@ -98,7 +98,7 @@ def test_a_gateway_that_cannot_start_is_unavailable_with_the_reason(tmp_path: Pa
 
             return Launch(("sh", "-c", "echo config missing; exit 4"), port)
 
-    with serve.serving(SUITE) as served:
+    with serving.serving(SUITE) as served:
         run = run_gateway(Broken("http://127.0.0.1:9", "broken"), served, [], tmp_path)
     assert run.unavailable is not None and "config missing" in run.unavailable
     assert "unavailable: did not start" in report.text(report.document([run]))
@@ -228,7 +228,7 @@ def test_an_http_client_that_merges_calls_through_the_gateway_is_a_client_findin
         pytest.skip("the openai SDK is not installed")
     todo = [c for c in cases(SUITE, provider="gemini") if c.target == "parallel_calls"]
     with (
-        serve.serving(SUITE) as served,
+        serving.serving(SUITE) as served,
         relaying(served.base_url, Rewrites(insert_index=True)) as url,
     ):
         run = run_gateway(
@@ -240,3 +240,33 @@ def test_an_http_client_that_merges_calls_through_the_gateway_is_a_client_findin
     (difference,) = result.client_failures
     assert difference.kind == "made silently wrong" and difference.direct.raised is not None
     assert "get_weatherget_weather" in difference.through.describe()
+
+
+@pytest.mark.parametrize("command", ["serve", "gateways"])
+def test_a_serve_port_in_use_is_one_line_not_a_traceback(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both commands that start `toolcall serve` say a port in use in one line, with the way
+    out, and exit without a traceback (`gateways` before it installs or starts anything)."""
+    from toolcall.harness.cli import main
+
+    with serving.serving(None) as taken:
+        port = str(taken.server.server_address[1])
+        argv = (
+            ["serve", "--port", port]
+            if command == "serve"
+            else [
+                "gateways",
+                "--gateway-url",
+                "http://127.0.0.1:9",
+                "--serve-port",
+                port,
+                "--no-clients",
+            ]
+        )
+        code = main(argv)
+    said = capsys.readouterr()
+    out = said.out + said.err
+    assert code in (1, 2)
+    assert f"127.0.0.1:{port} is already in use" in out, out
+    assert "Traceback" not in out

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 import toolcall
-from toolcall.harness import serve
+from toolcall.harness import serving
 from toolcall.harness.profiles import load_suite
 
 openai = pytest.importorskip("openai")
@@ -28,7 +28,7 @@ def sdk_example() -> str:
 def test_the_readme_sdk_example_assembles_both_ways() -> None:
     suite = load_suite(ROOT)
     scenario = suite.scenarios["parallel_calls"]
-    with serve.serving(suite) as running:
+    with serving.serving(suite) as running:
         namespace: dict[str, Any] = {
             "base_url": running.url("qwen"),
             "api_key": "not-a-key",

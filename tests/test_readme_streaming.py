@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from toolcall.harness import serve
+from toolcall.harness import serving
 from toolcall.harness.profiles import load_suite
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,7 +40,7 @@ def test_the_readme_streaming_example_starts_each_tool_before_the_turn_ends() ->
         "for event in builder.finish():",
         "submitted_before_finish = len(running)\nfor event in builder.finish():",
     )
-    with serve.serving(SUITE) as running:
+    with serving.serving(SUITE) as running:
         namespace: dict[str, Any] = {
             "url": running.url("openai") + "/chat/completions",
             "request": {"model": "gpt-4o", "stream": True, **scenario.request},

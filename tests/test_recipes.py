@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from toolcall.harness import cli, serve
+from toolcall.harness import cli, serving
 from toolcall.harness.profiles import load_suite
 
 #: Whole runs in a copy of the repository, each a minute: `make check` runs them.
@@ -99,7 +99,7 @@ def followed(tmp_path_factory: pytest.TempPathFactory) -> Followed:
         pytest.skip("make is not installed")
     repo = _copy(tmp_path_factory.mktemp("recipes") / "repo")
     env = _environment()
-    with serve.serving(load_suite(ROOT)) as running:
+    with serving.serving(load_suite(ROOT)) as running:
         # Accepting: without ACCEPT=1 the change is printed as YAML and nothing is touched.
         env["DEEPSEEK_API_KEY"] = "anything"
         env["TOOLCALL_DEEPSEEK_BASE_URL"] = running.url("deepseek")

@@ -21,7 +21,7 @@ import httpx
 import pytest
 from jsonschema import Draft202012Validator
 
-from toolcall.harness import accept, background, cli, conformance_report, roundtrip, serve
+from toolcall.harness import accept, background, cli, conformance_report, roundtrip, serving
 from toolcall.harness.checks import check_cell, check_recording, check_route_cell
 from toolcall.harness.profiles import ProfileError, format_schema, load_routes, load_suite
 from toolcall.harness.recordings import discover
@@ -112,7 +112,10 @@ def test_accept_through_a_relay_writes_only_the_routes_profile(
     monkeypatch.setenv("GEMINI_API_KEY", "dummy-key-for-the-local-relay")
     _pristine_litellm(suite_copy)
     providers_before = (suite_copy / "providers.yaml").read_bytes()
-    with serve.serving(load_suite(ROOT)) as upstream, relay(upstream.url("gemini")) as (url, seen):
+    with (
+        serving.serving(load_suite(ROOT)) as upstream,
+        relay(upstream.url("gemini")) as (url, seen),
+    ):
         code = _record(
             suite_copy,
             *("--route", "litellm", "--base-url", url, "--model", "my-gemini-alias"),
@@ -166,7 +169,7 @@ def test_without_accept_the_routes_drift_is_reported_and_nothing_changes(
     monkeypatch.setenv("GEMINI_API_KEY", "dummy-key-for-the-local-relay")
     _pristine_litellm(suite_copy)
     before = {n: (suite_copy / n).read_bytes() for n in ("providers.yaml", "routes.yaml")}
-    with serve.serving(load_suite(ROOT)) as upstream, relay(upstream.url("gemini")) as (url, _):
+    with serving.serving(load_suite(ROOT)) as upstream, relay(upstream.url("gemini")) as (url, _):
         code = _record(suite_copy, "--route", "litellm", "--base-url", url)
     out = capsys.readouterr().out
     assert code == 1
@@ -306,7 +309,7 @@ def test_each_provider_keeps_its_own_changes_through_a_route(
         out, err = capsys.readouterr()
         assert code == 0, out + err
 
-    with serve.serving(suite) as upstream:
+    with serving.serving(suite) as upstream:
         record("gemini")
         gemini = load_suite(suite_copy).routes["litellm"].change_evidence["gemini"]
         assert gemini["index"]["value"] == "present"

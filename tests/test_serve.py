@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 import toolcall
-from toolcall.harness import cassettes, recordings, serve
+from toolcall.harness import cassettes, recordings, serving
 from toolcall.harness.peers import CHAT, Assembled, Stream, Unavailable, http_clients
 from toolcall.harness.peers.external import Crashed
 from toolcall.harness.profiles import load_suite
@@ -24,8 +24,8 @@ SUITE = load_suite(ROOT)
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[serve.Running]:
-    with serve.serving(SUITE) as running:
+def server() -> Iterator[serving.Running]:
+    with serving.serving(SUITE) as running:
         yield running
 
 
@@ -38,7 +38,7 @@ def cassette_body(provider: str, scenario: str) -> bytes:
     return cassettes.response_body(cassettes.load(path))
 
 
-def post(server: serve.Running, provider: str, body: object, **headers: str) -> httpx.Response:
+def post(server: serving.Running, provider: str, body: object, **headers: str) -> httpx.Response:
     url = server.url(provider) + "/chat/completions"
     with httpx.Client(timeout=10) as client:
         return client.post(url, json=body, headers=headers)
@@ -49,7 +49,7 @@ def post(server: serve.Running, provider: str, body: object, **headers: str) -> 
     [("openai", "parallel_calls"), ("gemini", "parallel_calls"), ("qwen", "text_only")],
 )
 def test_serves_the_cassette_the_request_describes(
-    server: serve.Running, provider: str, scenario: str
+    server: serving.Running, provider: str, scenario: str
 ) -> None:
     response = post(server, provider, request_for(scenario))
     assert response.status_code == 200
@@ -57,7 +57,7 @@ def test_serves_the_cassette_the_request_describes(
     assert response.content == cassette_body(provider, scenario)
 
 
-def test_streams_one_event_per_write(server: serve.Running) -> None:
+def test_streams_one_event_per_write(server: serving.Running) -> None:
     pieces = []
     url = server.url("deepseek") + "/chat/completions"
     with httpx.stream("POST", url, json=request_for("single_call")) as response:
@@ -67,7 +67,7 @@ def test_streams_one_event_per_write(server: serve.Running) -> None:
     assert len(pieces) > 10  # not one blob: the client sees the stream arrive event by event
 
 
-def test_scenario_and_published_recording_by_header(server: serve.Running) -> None:
+def test_scenario_and_published_recording_by_header(server: serving.Running) -> None:
     recording = recordings.discover(SUITE.cassettes, "qwen", wire="chat")[0]
     response = post(
         server,
@@ -79,7 +79,7 @@ def test_scenario_and_published_recording_by_header(server: serve.Running) -> No
     assert response.content == cassettes.response_body(cassettes.load(recording.path))
 
 
-def test_provider_by_header(server: serve.Running) -> None:
+def test_provider_by_header(server: serving.Running) -> None:
     url = server.base_url + "/v1/chat/completions"
     response = httpx.post(
         url, json=request_for("single_call"), headers={"X-Toolcall-Provider": "kimi"}
@@ -87,7 +87,7 @@ def test_provider_by_header(server: serve.Running) -> None:
     assert response.content == cassette_body("kimi", "single_call")
 
 
-def test_rate_limit_and_server_error(server: serve.Running) -> None:
+def test_rate_limit_and_server_error(server: serving.Running) -> None:
     limited = post(server, "openai", request_for("single_call"), **{"X-Toolcall-Fault": "429"})
     assert limited.status_code == 429
     assert limited.headers["retry-after"] == "1"
@@ -96,7 +96,7 @@ def test_rate_limit_and_server_error(server: serve.Running) -> None:
     assert failed.status_code == 500
 
 
-def test_cut_stream_drops_the_connection_mid_call(server: serve.Running) -> None:
+def test_cut_stream_drops_the_connection_mid_call(server: serving.Running) -> None:
     url = server.url("openai") + "/chat/completions?fault=cut"
     received = bytearray()
     with (
@@ -110,7 +110,7 @@ def test_cut_stream_drops_the_connection_mid_call(server: serve.Running) -> None
         toolcall.assemble(bytes(received))
 
 
-def test_keepalive_comments_change_nothing_for_a_correct_client(server: serve.Running) -> None:
+def test_keepalive_comments_change_nothing_for_a_correct_client(server: serving.Running) -> None:
     response = post(
         server, "grok", request_for("parallel_calls"), **{"X-Toolcall-Fault": "keepalive"}
     )
@@ -121,7 +121,7 @@ def test_keepalive_comments_change_nothing_for_a_correct_client(server: serve.Ru
     assert [d.code for d in commented.diagnostics] == ["sse_comment"]
 
 
-def test_drip_still_delivers_everything(server: serve.Running) -> None:
+def test_drip_still_delivers_everything(server: serving.Running) -> None:
     response = post(
         server,
         "glm",
@@ -149,7 +149,7 @@ def test_drip_still_delivers_everything(server: serve.Running) -> None:
     ],
 )
 def test_bad_requests_say_what_is_known(
-    server: serve.Running,
+    server: serving.Running,
     provider: str,
     body: dict[str, object],
     headers: dict[str, str],
@@ -161,7 +161,7 @@ def test_bad_requests_say_what_is_known(
     assert says in response.json()["error"]["message"]
 
 
-def test_registered_body_is_served_by_token(server: serve.Running) -> None:
+def test_registered_body_is_served_by_token(server: serving.Running) -> None:
     token = server.catalogue.register(b"data: [DONE]\n\n")
     response = post(server, "any", {"stream": True}, **{"X-Toolcall-Body": token})
     assert response.content == b"data: [DONE]\n\n"
@@ -234,7 +234,7 @@ def test_the_serve_command_answers_until_stopped() -> None:
         process.wait(timeout=10)
 
 
-def test_the_readme_curl_example_works(server: serve.Running) -> None:
+def test_the_readme_curl_example_works(server: serving.Running) -> None:
     import re
     import shlex
     import shutil
@@ -243,7 +243,8 @@ def test_the_readme_curl_example_works(server: serve.Running) -> None:
     if shutil.which("curl") is None:
         pytest.skip("curl is not installed")
     manual = (ROOT / "docs" / "HARNESS.md").read_text(encoding="utf-8")
-    block = re.search(r"toolcall serve --port 8765 &\n(curl .+?)\n```", manual, re.DOTALL)
+    # The serve section's example: the one whose only command after serve is a curl.
+    block = re.search(r"toolcall serve --port 8765 &\n(curl [^\n]+\n[^\n.]+?)\n```", manual)
     assert block is not None, "docs/HARNESS.md's serve example moved"
     command = block.group(1).replace("\\\n", " ").replace("127.0.0.1:8765", server.base_url[7:])
     done = subprocess.run(shlex.split(command), capture_output=True, timeout=30, check=False)
@@ -251,7 +252,7 @@ def test_the_readme_curl_example_works(server: serve.Running) -> None:
     assert done.stdout == cassette_body("gemini", "parallel_calls")
 
 
-def post_path(server: serve.Running, path: str, body: object, **headers: str) -> httpx.Response:
+def post_path(server: serving.Running, path: str, body: object, **headers: str) -> httpx.Response:
     with httpx.Client(timeout=10) as client:
         return client.post(server.base_url + path, json=body, headers=headers)
 
@@ -263,13 +264,13 @@ def post_path(server: serve.Running, path: str, body: object, **headers: str) ->
         "/deepseek/parallel_calls/chat/completions",
     ],
 )
-def test_scenario_in_the_path_needs_no_header(server: serve.Running, path: str) -> None:
+def test_scenario_in_the_path_needs_no_header(server: serving.Running, path: str) -> None:
     response = post_path(server, path, {"stream": True, "messages": []})
     assert response.status_code == 200
     assert response.content == cassette_body("deepseek", "parallel_calls")
 
 
-def test_path_wins_over_header_and_body(server: serve.Running) -> None:
+def test_path_wins_over_header_and_body(server: serving.Running) -> None:
     response = post_path(
         server,
         "/openai/parallel_calls/v1/chat/completions",
@@ -279,7 +280,7 @@ def test_path_wins_over_header_and_body(server: serve.Running) -> None:
     assert response.content == cassette_body("openai", "parallel_calls")
 
 
-def test_published_recording_in_the_path(server: serve.Running) -> None:
+def test_published_recording_in_the_path(server: serving.Running) -> None:
     recording = recordings.discover(SUITE.cassettes, "qwen", wire="chat")[0]
     path = f"/qwen/published/{recording.name}/v1/chat/completions"
     response = post_path(server, path, {"stream": True})
@@ -287,7 +288,7 @@ def test_published_recording_in_the_path(server: serve.Running) -> None:
     assert response.content == cassettes.response_body(cassettes.load(recording.path))
 
 
-def test_fault_in_the_path(server: serve.Running) -> None:
+def test_fault_in_the_path(server: serving.Running) -> None:
     limited = post_path(server, "/openai/single_call/fault/429/v1/chat/completions", {})
     assert limited.status_code == 429
     body = post_path(
@@ -303,24 +304,24 @@ def test_fault_in_the_path(server: serve.Running) -> None:
     "path",
     ["/openai/a/b/v1/chat/completions", "/openai/published/v1/chat/completions"],
 )
-def test_unreadable_path_says_the_scheme(server: serve.Running, path: str) -> None:
+def test_unreadable_path_says_the_scheme(server: serving.Running, path: str) -> None:
     response = post_path(server, path, request_for("single_call"))
     assert response.status_code == 404
     assert "/fault/<fault>" in response.json()["error"]["message"]
 
 
 def test_route_reads_every_form() -> None:
-    assert serve.route("/v1/chat/completions") == serve.Route(None, None, None)
-    assert serve.route("/glm/v1/chat/completions") == serve.Route("glm", None, None)
-    assert serve.route("/glm/x/fault/cut/v1/chat/completions") == serve.Route("glm", "x", "cut")
-    assert serve.route("/glm/published/r/chat/completions") == serve.Route(
+    assert serving.route("/v1/chat/completions") == serving.Route(None, None, None)
+    assert serving.route("/glm/v1/chat/completions") == serving.Route("glm", None, None)
+    assert serving.route("/glm/x/fault/cut/v1/chat/completions") == serving.Route("glm", "x", "cut")
+    assert serving.route("/glm/published/r/chat/completions") == serving.Route(
         "glm", "published/r", None
     )
-    assert serve.route("/glm/v1/models") is None
+    assert serving.route("/glm/v1/models") is None
 
 
 def test_requests_are_captured_with_credentials_masked() -> None:
-    with serve.serving(SUITE) as running:
+    with serving.serving(SUITE) as running:
         sent = request_for("single_call", tool_stream=True, stream_options={"include_usage": True})
         url = running.url("glm") + "/chat/completions"
         httpx.post(url, json=sent, headers={"Authorization": "Bearer sk-secret"}, timeout=10)
@@ -329,53 +330,53 @@ def test_requests_are_captured_with_credentials_masked() -> None:
         assert received.path == "/glm/v1/chat/completions"
         assert received.body == sent
         assert received.headers["authorization"] == "<masked>"
-        over_http = httpx.get(running.base_url + serve.CAPTURE_PATH, timeout=10).json()
+        over_http = httpx.get(running.base_url + serving.CAPTURE_PATH, timeout=10).json()
         assert over_http["requests"] == [received.to_json()]
         assert "sk-secret" not in json.dumps(over_http)
-        cleared = httpx.delete(running.base_url + serve.CAPTURE_PATH, timeout=10).json()
+        cleared = httpx.delete(running.base_url + serving.CAPTURE_PATH, timeout=10).json()
         assert cleared == {"cleared": 1}
         assert running.requests() == []
 
 
 def test_capture_is_bounded() -> None:
-    with serve.serving(SUITE) as running:
+    with serving.serving(SUITE) as running:
         url = running.url("openai") + "/chat/completions"
-        big = {"stream": False, "pad": "x" * (serve.CAPTURED_BODY_BYTES + 1)}
+        big = {"stream": False, "pad": "x" * (serving.CAPTURED_BODY_BYTES + 1)}
         with httpx.Client(timeout=10) as client:
             client.post(url, json=big)
-            for number in range(serve.CAPTURED + 5):
+            for number in range(serving.CAPTURED + 5):
                 client.post(url, json={"stream": False, "n": number})
         received = running.requests()
-        assert len(received) == serve.CAPTURED
-        assert received[-1].body == {"stream": False, "n": serve.CAPTURED + 4}
-    with serve.serving(SUITE) as running:
+        assert len(received) == serving.CAPTURED
+        assert received[-1].body == {"stream": False, "n": serving.CAPTURED + 4}
+    with serving.serving(SUITE) as running:
         httpx.post(running.url("openai") + "/chat/completions", json=big, timeout=10)
         [oversized] = running.requests()
         assert oversized.body is None
-        assert oversized.body_bytes > serve.CAPTURED_BODY_BYTES
+        assert oversized.body_bytes > serving.CAPTURED_BODY_BYTES
 
 
 def test_a_body_nested_deep_is_captured_as_its_size_and_the_capture_still_answers() -> None:
     """A body the parser takes (about 980 levels) but encoding the capture would not: kept as
     its size, so `GET /_toolcall/requests` keeps answering for every later request."""
     deep = '{"stream": false, "x": ' + "[" * 980 + "]" * 980 + "}"
-    arrays = serve.CAPTURED_DEPTH - 1  # inside the object: as deep as a capture goes
+    arrays = serving.CAPTURED_DEPTH - 1  # inside the object: as deep as a capture goes
     shallow = '{"stream": false, "x": ' + "[" * arrays + "]" * arrays + "}"
-    with serve.serving(SUITE) as running, httpx.Client(timeout=10) as client:
+    with serving.serving(SUITE) as running, httpx.Client(timeout=10) as client:
         url = running.url("openai") + "/chat/completions"
         for body in (deep, shallow):
             client.post(url, content=body, headers={"content-type": "application/json"})
-        answer = client.get(running.base_url + serve.CAPTURE_PATH)
+        answer = client.get(running.base_url + serving.CAPTURE_PATH)
         assert answer.status_code == 200, answer.text[:500]
         first, second = answer.json()["requests"]
         assert first["body"] is None and first["body_bytes"] == len(deep)
         assert second["body"] is not None
 
 
-def test_url_chooses_in_the_path(server: serve.Running) -> None:
+def test_url_chooses_in_the_path(server: serving.Running) -> None:
     recording = recordings.discover(SUITE.cassettes, "glm", wire="chat")[0]
     by_recording = server.url("glm", f"published/{recording.name}")
-    assert serve.route(urlsplit(by_recording).path + "/chat/completions") == serve.Route(
+    assert serving.route(urlsplit(by_recording).path + "/chat/completions") == serving.Route(
         "glm", f"published/{recording.name}", None
     )
     response = httpx.post(by_recording + "/chat/completions", json={"stream": True}, timeout=10)

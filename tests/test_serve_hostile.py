@@ -19,8 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolcall.harness import cassettes, cli, recordings, serve, serve_input
+from toolcall.harness import cassettes, cli, recordings, serving
 from toolcall.harness.profiles import load_suite
+from toolcall.harness.serving import input as serve_input
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = load_suite(ROOT)
@@ -28,17 +29,17 @@ SCENARIO = {"model": "any", "stream": True, **SUITE.scenarios["single_call"].req
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[serve.Running]:
-    with serve.serving(SUITE) as running:
+def server() -> Iterator[serving.Running]:
+    with serving.serving(SUITE) as running:
         yield running
 
 
-def address(running: serve.Running) -> tuple[str, int]:
+def address(running: serving.Running) -> tuple[str, int]:
     host, port = running.server.server_address[:2]
     return str(host), int(port)
 
 
-def exchange(running: serve.Running, raw: bytes) -> http.client.HTTPResponse:
+def exchange(running: serving.Running, raw: bytes) -> http.client.HTTPResponse:
     """Send `raw` as it is and read one response (a real client would refuse to send most
     of these requests)."""
     sock = socket.create_connection(address(running), timeout=10)
@@ -61,7 +62,7 @@ def post_json(body: bytes, *headers: str) -> bytes:
     return request("/openai/v1/chat/completions", body, f"Content-Length: {len(body)}", *headers)
 
 
-def error_of(running: serve.Running, raw: bytes) -> tuple[int, dict[str, str]]:
+def error_of(running: serving.Running, raw: bytes) -> tuple[int, dict[str, str]]:
     sock = socket.create_connection(address(running), timeout=10)
     sock.sendall(raw)
     response = http.client.HTTPResponse(sock)
@@ -83,7 +84,9 @@ def error_of(running: serve.Running, raw: bytes) -> tuple[int, dict[str, str]]:
         "published//etc/passwd",
     ],
 )
-def test_a_recording_name_is_only_a_recording_that_exists(server: serve.Running, name: str) -> None:
+def test_a_recording_name_is_only_a_recording_that_exists(
+    server: serving.Running, name: str
+) -> None:
     by_header = httpx.post(
         server.url("qwen") + "/chat/completions",
         json={"stream": True},
@@ -98,7 +101,7 @@ def test_a_recording_name_is_only_a_recording_that_exists(server: serve.Running,
     assert by_path.status_code == 404
 
 
-def test_no_existence_oracle(server: serve.Running) -> None:
+def test_no_existence_oracle(server: serving.Running) -> None:
     def answer(name: str) -> tuple[int, str]:
         response = httpx.post(
             server.url("qwen") + "/chat/completions",
@@ -114,7 +117,7 @@ def test_no_existence_oracle(server: serve.Running) -> None:
     assert exists[0] == 404
 
 
-def test_real_recordings_still_served(server: serve.Running) -> None:
+def test_real_recordings_still_served(server: serving.Running) -> None:
     recording = recordings.discover(SUITE.cassettes, "kimi", wire="chat")[0]
     response = httpx.post(
         server.url("kimi") + "/chat/completions",
@@ -125,7 +128,7 @@ def test_real_recordings_still_served(server: serve.Running) -> None:
 
 
 @pytest.mark.parametrize("host", ["evil.example", "evil.example:8765", "127.0.0.1.evil.example"])
-def test_only_the_host_names_it_was_started_for(server: serve.Running, host: str) -> None:
+def test_only_the_host_names_it_was_started_for(server: serving.Running, host: str) -> None:
     status, error = error_of(server, request("/v1/models", b"", host=host, method="GET"))
     assert status == 421
     assert host.split(":")[0] in error["message"]
@@ -142,26 +145,26 @@ def test_only_the_host_names_it_was_started_for(server: serve.Running, host: str
     ids=["two-hosts", "no-host", "absolute-form", "absolute-form-userinfo"],
 )
 def test_every_name_a_request_gives_for_the_host_is_checked(
-    server: serve.Running, raw: bytes, status: int
+    server: serving.Running, raw: bytes, status: int
 ) -> None:
     assert error_of(server, raw)[0] == status
 
 
 def test_a_request_line_in_absolute_form_for_a_loopback_name_is_answered(
-    server: serve.Running,
+    server: serving.Running,
 ) -> None:
     raw = b"GET http://localhost/v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
     assert exchange(server, raw).status == 200
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "LOCALHOST:1", "[::1]", "[::1]:80"])
-def test_loopback_names_are_answered(server: serve.Running, host: str) -> None:
+def test_loopback_names_are_answered(server: serving.Running, host: str) -> None:
     response = exchange(server, request("/v1/models", b"", host=host, method="GET"))
     assert response.status == 200
 
 
 def test_more_host_names_when_asked() -> None:
-    with serve.serving(SUITE, allowed_hosts=["toolcall.test"]) as running:
+    with serving.serving(SUITE, allowed_hosts=["toolcall.test"]) as running:
         raw = request("/v1/models", b"", host="toolcall.test:9", method="GET")
         assert exchange(running, raw).status == 200
 
@@ -210,21 +213,23 @@ def test_more_host_names_when_asked() -> None:
     ],
 )
 def test_malformed_bodies_get_an_openai_error(
-    server: serve.Running, raw: bytes, status: int, says: str
+    server: serving.Running, raw: bytes, status: int, says: str
 ) -> None:
     got, error = error_of(server, raw)
     assert (got, says in error["message"]) == (status, True), error
 
 
 @pytest.mark.parametrize("delay", ["nan", "inf", "-inf", "-5", "1e300", "abc", "5001"])
-def test_a_bad_delay_is_refused_before_the_stream_starts(server: serve.Running, delay: str) -> None:
+def test_a_bad_delay_is_refused_before_the_stream_starts(
+    server: serving.Running, delay: str
+) -> None:
     body = json.dumps(SCENARIO).encode()
     status, error = error_of(server, post_json(body, f"X-Toolcall-Delay-Ms: {delay}"))
     assert status == 400
     assert "X-Toolcall-Delay-Ms" in error["message"]
 
 
-def test_a_chunked_request_body_is_read(server: serve.Running) -> None:
+def test_a_chunked_request_body_is_read(server: serving.Running) -> None:
     body = json.dumps(SCENARIO).encode()
     half = len(body) // 2
     chunked = b"%x\r\n%s\r\n%x\r\n%s\r\n0\r\n\r\n" % (
@@ -247,7 +252,7 @@ def test_a_chunked_request_body_is_read(server: serve.Running) -> None:
 
 
 def test_an_error_sent_before_the_body_is_read_closes_the_connection(
-    server: serve.Running,
+    server: serving.Running,
 ) -> None:
     smuggled = b"GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
     raw = request("/nowhere", smuggled, f"Content-Length: {len(smuggled)}")
@@ -263,7 +268,7 @@ def test_an_error_sent_before_the_body_is_read_closes_the_connection(
 
 
 def test_an_unexpected_failure_is_a_500_not_an_empty_reply(
-    server: serve.Running, monkeypatch: pytest.MonkeyPatch
+    server: serving.Running, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def broken(*_args: object, **_kwargs: object) -> bytes:
         raise RuntimeError("a bug")
@@ -274,7 +279,7 @@ def test_an_unexpected_failure_is_a_500_not_an_empty_reply(
     assert error["type"] == "server_error"
 
 
-def test_an_unknown_method_gets_json(server: serve.Running) -> None:
+def test_an_unknown_method_gets_json(server: serving.Running) -> None:
     raw = b"BREW /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
     status, _error = error_of(server, raw)
     assert status == 501
@@ -295,7 +300,7 @@ def test_an_unknown_method_gets_json(server: serve.Running) -> None:
     ],
 )
 def test_a_malformed_request_line_gets_a_status_line(
-    server: serve.Running, line: bytes, status: int
+    server: serving.Running, line: bytes, status: int
 ) -> None:
     got, _error = error_of(server, line + b"\r\nHost: 127.0.0.1\r\n\r\n")
     assert got == status
@@ -305,13 +310,15 @@ def models(host: str = "127.0.0.1") -> bytes:
     return request("/v1/models", b"", method="GET", host=host)
 
 
-def test_a_request_line_over_64_kib_after_an_empty_line_is_refused(server: serve.Running) -> None:
+def test_a_request_line_over_64_kib_after_an_empty_line_is_refused(server: serving.Running) -> None:
     status, _error = error_of(server, b"\r\nGET /" + b"x" * 70_000 + b" HTTP/1.1\r\n\r\n")
     assert status in (400, 414)
 
 
 @pytest.mark.parametrize("blank", [b"\r\n", b"\n", b"\r\n\r\n"])
-def test_empty_lines_before_a_request_line_are_ignored(server: serve.Running, blank: bytes) -> None:
+def test_empty_lines_before_a_request_line_are_ignored(
+    server: serving.Running, blank: bytes
+) -> None:
     """RFC 9112, section 2.2: a server ignores at least one empty line before a request line."""
     response = exchange(server, blank + models())
     assert response.status == 200
@@ -328,7 +335,7 @@ class _OneReader(io.BufferedReader):
         return self
 
 
-def test_an_empty_line_between_kept_alive_requests_loses_neither(server: serve.Running) -> None:
+def test_an_empty_line_between_kept_alive_requests_loses_neither(server: serving.Running) -> None:
     body = json.dumps(SCENARIO).encode()
     sock = socket.create_connection(address(server), timeout=10)
     sock.sendall(post_json(body) + b"\r\n" + models())
@@ -349,7 +356,7 @@ def test_the_captured_requests_are_strict_json(number: bytes) -> None:
     """Python reads `NaN` and `1e400` as floats; sent back as they are, the capture would not be
     JSON. Such a body is kept as its text."""
     body = b'{"model": "any", "messages": [], "temperature": ' + number + b"}"
-    with serve.serving(SUITE) as running:
+    with serving.serving(SUITE) as running:
         exchange(running, post_json(body))
         raw = exchange_body(running, models().replace(b"/v1/models", b"/_toolcall/requests"))
     (captured,) = json.loads(raw, parse_constant=_refuse_constant)["requests"]
@@ -360,7 +367,7 @@ def _refuse_constant(name: str) -> None:
     raise AssertionError(f"{name} in what should be strict JSON")
 
 
-def exchange_body(running: serve.Running, raw: bytes) -> bytes:
+def exchange_body(running: serving.Running, raw: bytes) -> bytes:
     sock = socket.create_connection(address(running), timeout=10)
     sock.sendall(raw)
     response = http.client.HTTPResponse(sock)
@@ -375,14 +382,14 @@ def exchange_body(running: serve.Running, raw: bytes) -> bytes:
 
 
 def test_an_idle_connection_is_closed() -> None:
-    with serve.serving(SUITE, idle_timeout=0.3) as running:
+    with serving.serving(SUITE, idle_timeout=0.3) as running:
         sock = socket.create_connection(address(running), timeout=5)
         assert sock.recv(1) == b""  # closed by the server, well before the 5 s here
         sock.close()
 
 
 def test_handler_threads_are_bounded() -> None:
-    with serve.serving(SUITE, max_handlers=2, idle_timeout=5) as running:
+    with serving.serving(SUITE, max_handlers=2, idle_timeout=5) as running:
         idle = [socket.create_connection(address(running), timeout=5) for _ in range(2)]
         try:
             refused = None
@@ -402,7 +409,7 @@ def test_handler_threads_are_bounded() -> None:
         assert 200 in answered  # slots come back once the idle clients leave
 
 
-def test_many_concurrent_clients_all_answered(server: serve.Running) -> None:
+def test_many_concurrent_clients_all_answered(server: serving.Running) -> None:
     clients, each = 128, 4
     host, port = address(server)
     start = threading.Barrier(clients)
@@ -453,11 +460,11 @@ def test_a_port_in_use_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_stop_does_not_wait_for_a_client_keeping_its_connection() -> None:
-    running = serve.start(SUITE)  # the default idle timeout: 30 s
+    running = serving.start(SUITE)  # the default idle timeout: 30 s
     idle = socket.create_connection(address(running), timeout=5)
     response = httpx.get(running.base_url + "/v1/models", timeout=5)
     assert response.status_code == 200
-    stopping = threading.Thread(target=serve.stop, args=(running,), daemon=True)
+    stopping = threading.Thread(target=serving.stop, args=(running,), daemon=True)
     stopping.start()
     stopping.join(timeout=5)
     idle.close()
@@ -482,7 +489,7 @@ def test_a_body_that_would_take_more_than_the_budget_to_read_is_refused_unread()
     filler = b"{}," * ((serve_input.MAX_BODY_BYTES - 64) // 3)
     body = b'{"stream": true, "x": [' + filler + b"{}]}"
     assert len(body) <= serve_input.MAX_BODY_BYTES
-    with serve.serving(SUITE) as running:
+    with serving.serving(SUITE) as running:
         url = running.url("openai", "single_call") + "/chat/completions"
         answer = httpx.post(url, content=body, timeout=30)
         assert answer.status_code == 413, answer.text[:300]
@@ -491,7 +498,7 @@ def test_a_body_that_would_take_more_than_the_budget_to_read_is_refused_unread()
 
 
 def test_requests_that_do_not_fit_together_wait_their_turn_with_a_503() -> None:
-    with serve.serving(SUITE) as running:
+    with serving.serving(SUITE) as running:
         memory = running.server.memory
         url = running.url("openai", "single_call") + "/chat/completions"
         request = json.dumps(SCENARIO).encode()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from toolcall.harness import accept, cassettes, serve
+from toolcall.harness import accept, cassettes, serving
 from toolcall.harness.checks import check_cell
 from toolcall.harness.profiles import load_suite
 from toolcall.harness.record import Recorded, RecordOptions, record_cell
@@ -44,7 +44,7 @@ def round_trip(tmp_path: Path, only: Collection[str] | None) -> None:
     served = load_suite(ROOT)
     scratch = load_suite(tmp_path)
     runs: dict[str, list[Recorded]] = {}
-    with serve.serving(served) as running:
+    with serving.serving(served) as running:
         for provider, _scenario, cell in scratch.cells():
             if cell.not_applicable or (only is not None and provider.key not in only):
                 continue

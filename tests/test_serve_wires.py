@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 import toolcall
-from toolcall.harness import serve
+from toolcall.harness import serving
 from toolcall.harness.checks import expectation_differences
 from toolcall.harness.profiles import load_suite
 from toolcall.harness.recordings import Recording, discover
@@ -49,8 +49,8 @@ def flushes(rec: Recording) -> int:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[serve.Running]:
-    with serve.serving(SUITE) as running:
+def server() -> Iterator[serving.Running]:
+    with serving.serving(SUITE) as running:
         yield running
 
 
@@ -61,7 +61,7 @@ def named(name: str) -> Recording:
 
 @pytest.mark.parametrize("rec", RECORDINGS, ids=[r.name for r in RECORDINGS])
 def test_each_recording_at_its_wire_path_assembles_to_its_expectation(
-    server: serve.Running, rec: Recording
+    server: serving.Running, rec: Recording
 ) -> None:
     url = server.base_url + (ARRAY_PATH if rec.framing else PATHS[rec.wire])
     headers = {"X-Toolcall-Scenario": rec.id}
@@ -98,7 +98,7 @@ def test_each_recording_at_its_wire_path_assembles_to_its_expectation(
     ],
 )
 def test_a_provider_prefix_picks_its_first_recording_on_the_wire(
-    server: serve.Running, path: str, name: str
+    server: serving.Running, path: str, name: str
 ) -> None:
     response = httpx.post(server.base_url + path, json={"stream": True}, timeout=10)
     assert response.status_code == 200
@@ -153,7 +153,7 @@ def test_a_provider_prefix_picks_its_first_recording_on_the_wire(
     ],
 )
 def test_a_request_it_cannot_answer_is_a_json_error_saying_why(
-    server: serve.Running,
+    server: serving.Running,
     path: str,
     body: object,
     headers: dict[str, str],
@@ -171,7 +171,7 @@ def test_a_request_it_cannot_answer_is_a_json_error_saying_why(
     }
 
 
-def test_chat_completions_are_served_as_before(server: serve.Running) -> None:
+def test_chat_completions_are_served_as_before(server: serving.Running) -> None:
     url = server.url("qwen") + "/chat/completions"
     headers = {"X-Toolcall-Scenario": "parallel_calls"}
     response = httpx.post(url, json={"stream": True}, headers=headers, timeout=10)
@@ -179,7 +179,7 @@ def test_chat_completions_are_served_as_before(server: serve.Running) -> None:
     assert len(toolcall.assemble(response.content).tool_calls) == 2
 
 
-def test_the_openai_sdk_streams_a_responses_recording(server: serve.Running) -> None:
+def test_the_openai_sdk_streams_a_responses_recording(server: serving.Running) -> None:
     openai = pytest.importorskip("openai")
     rec = named("fantasy_responses_gpt-4o_multi_tool")
     client = openai.OpenAI(base_url=server.base_url + "/openai/v1", api_key="anything")

@@ -14,9 +14,12 @@ from typing import Any
 
 import pytest
 
+import toolcall
+from tests import wire_bodies
 from toolcall import _wires as library
-from toolcall.harness import peers, recordings, serve, streams, wires
+from toolcall.harness import peers, recordings, streams, wires
 from toolcall.harness.cassettes import CHAT
+from toolcall.harness.serving import routes
 from toolcall.harness.synthesize import copies
 
 ROOT = Path(__file__).parents[1]
@@ -40,7 +43,7 @@ def test_each_row_gives_serve_its_path_and_content_type() -> None:
     for name, row in wires.WIRES.items():
         assert wires.WIRE_PATHS[name] is row.path
         assert row.path.content_type == row.content_type() == wires.CONTENT_TYPES[row.framings[0]]
-        assert serve.wire_of(row.path.root + "/" + "/".join(row.path.ending)) == name
+        assert routes.wire_of(row.path.root + "/" + "/".join(row.path.ending)) == name
     assert wires.WIRES["ollama"].content_type() == "application/x-ndjson"
     assert wires.WIRES["gemini"].content_type(wires.JSON_ARRAY) == "application/json"
 
@@ -208,3 +211,24 @@ def test_an_event_that_is_no_json_object_is_refused_by_objects_only() -> None:
     with pytest.raises(wires.UnreadableBody, match=r"event 1 .* byte offset 10, .* not JSON"):
         wires.objects(CHAT, body)
     assert wires.flushes(CHAT, body) == [b"data: {}\n\n", b"data: {nope\n\n"]
+
+
+DEEP = "[" * 100_000 + "]" * 100_000  # past the depth `json` recurses to
+
+
+@pytest.mark.parametrize(
+    ("wire", "framing"), [(w, f) for w in wires.WIRES for f in wires.WIRES[w].framings]
+)
+def test_an_event_nested_past_what_json_decodes_is_no_json_object(wire: str, framing: str) -> None:
+    """The library refuses such an event as it refuses one that is not JSON, naming it (a
+    StreamError), not as a body it cannot frame: the reader gives it no payload, and `objects`
+    refuses it naming it, where `json` alone would have raised RecursionError."""
+    first = wire_bodies.events(wire, [])[0]
+    framed = wire_bodies.frame(wire, [first, "DEEP"], framing=framing).decode()
+    body = framed.replace('"DEEP"', DEEP).replace("DEEP", DEEP).encode()
+    read = wires.events(wire, body, framing)
+    assert [e.payload is None for e in read if e.data is not None] == [False, True]
+    with pytest.raises(wires.UnreadableBody, match="nested deeper than it can be decoded"):
+        wires.objects(wire, body, framing)
+    with pytest.raises(toolcall.StreamError, match="nests deeper than"):
+        toolcall.assemble(body, wire=wire)

@@ -110,6 +110,11 @@ class CallTable:
         """What the deltas did that was unusual, or what was repaired, in order of first sight."""
         return list(self._diagnostics)
 
+    def diagnostics_after(self, count: int) -> list[Diagnostic]:
+        """The diagnostics after the first `count`: only those a reader has not seen, so one
+        who asks after every event (`TurnBuilder.diagnostics`) does not copy the list each time."""
+        return self._diagnostics[count:]
+
     def feed(self, delta: Delta | Mapping[str, Any] | object) -> int:
         """Take one tool-call delta; returns the index of the call it was routed to."""
         if type(delta) is dict:

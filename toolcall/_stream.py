@@ -33,8 +33,9 @@ from ._framing.sse import DEFAULT_MAX_EVENT_CHARS
 from ._json import UNREAD, Refused, backend, utf8_reader, writer
 from ._options import ReadOptions
 from ._turn.call_watcher import CallWatcher
+from ._turn.diagnostics import Diagnostic
 from ._turn.events import Event, TurnDone
-from ._turn.turn import Turn, end_turn
+from ._turn.turn import Turn, UnsoundTurnError, end_turn
 from ._wires import (
     FRAMINGS,
     WIRES,
@@ -144,6 +145,8 @@ class TurnBuilder:
         self._error_status = None if status is None or 200 <= status <= 299 else status
         # The start of the body, until it has shown itself to be a stream (or an error answer).
         self._head: bytearray | None = bytearray()
+        # The diagnostics read so far (`diagnostics`), the turn's once finish() returned it.
+        self._seen: tuple[Diagnostic, ...] = ()
 
     def feed(self, data: bytes) -> list[Event]:
         """Take the next slice of the HTTP body (any bytes-like object, including empty); return
@@ -367,6 +370,23 @@ class TurnBuilder:
         """The wire being read: as passed, or as detected ("auto" until the first event)."""
         return self._wire
 
+    @property
+    def diagnostics(self) -> tuple[Diagnostic, ...]:
+        """The diagnostics seen so far, in order of first sight: what the calls did that was
+        unusual or was repaired, each there from the `feed` whose event showed it (a repair
+        decided once a call's arguments are whole, `arguments_resent`, from then).
+
+        Those only the end of the body can tell (`done_absent`, `stop_with_tool_calls`, markup
+        in the text) come with the turn: once `finish()` returned it (or raised
+        `UnsoundTurnError` with it), this is `turn.diagnostics`. Each value is a prefix of the
+        next, so a caller who places a quirk at its event (`toolcall doctor`) reads those past
+        the last length. A read costs the new ones only; a builder nobody asks pays nothing.
+        """
+        new = self._assembler.diagnostics_after(len(self._seen))
+        if new:
+            self._seen += tuple(new)
+        return self._seen
+
     def partial_arguments(self, index: int) -> dict[str, Any]:
         """Call `index`'s arguments as far as they have arrived (`TurnBuilder(partial_arguments=
         True)`): completed members, the string in progress so far, nested values.
@@ -401,8 +421,11 @@ class TurnBuilder:
             turn = self._finish()
         except ToolCallError as exc:
             self._ended = f"the {type(exc).__name__} it raised ({exc})"
+            if isinstance(exc, UnsoundTurnError):
+                self._seen = exc.turn.diagnostics
             raise
         self._ended = "finish() returned the turn"
+        self._seen = turn.diagnostics
         events = self._events
         taken = [] if events is None else events.copy()
         taken.append(TurnDone(turn))

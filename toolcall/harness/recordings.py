@@ -441,6 +441,29 @@ def write(cassettes_root: Path, provider: str, stem: str, cassette: dict[str, An
     return path
 
 
+def write_wire(
+    cassettes_root: Path, wire: str, stem: str, body: bytes, source: dict[str, Any]
+) -> tuple[Path, Path]:
+    """Write a new recording of another wire than chat: the body verbatim, named by its framing
+    (`<stem>.sse`, `.jsonl`, `.ndjson`, `.json` for a JSON array), and its `.source.json`; as on
+    chat, existing evidence is never replaced."""
+    suffix = {JSON_ARRAY: ".json"}.get(str(source["framing"]), f".{source['framing']}")
+    folder = cassettes_root / WIRES / wire
+    if suffix not in BODY_SUFFIXES:
+        raise RecordingError(f"a {wire} recording cannot be kept as {suffix}")
+    taken = [*body_paths(folder, stem), folder / f"{stem}{SOURCE_SUFFIX}"]
+    for path in taken:
+        if path.exists():
+            raise RecordingError(f"{path} exists; published evidence is never overwritten")
+    body_path = folder / f"{stem}{suffix}"
+    folder.mkdir(parents=True, exist_ok=True)
+    body_path.write_bytes(body)  # bytes as they came: its SHA-256 is the evidence
+    # The sidecar last: the recording exists for `discover` only once it is written whole.
+    text = json.dumps(source, indent=2, ensure_ascii=False) + "\n"
+    cassettes.write_atomically(taken[-1], text)
+    return body_path, taken[-1]
+
+
 def offer_of(suite: Suite, recording: Recording) -> WireOffer | None:
     """The provider's wire offer in providers.yaml that names `recording`, if one does."""
     for offer in suite.wire_offers:

@@ -161,7 +161,7 @@ class Event:
     back), what the framing carried (`data`: the `data:` lines joined, the line, the array's
     element; None for a comment or an `event:` line alone), the comment lines in it, and the
     JSON object it carries (`payload`: None for a comment, `[DONE]`, or data that is not a JSON
-    object)."""
+    object, nor JSON nested too deep to decode)."""
 
     number: int
     start: int
@@ -227,7 +227,9 @@ def _event(number: int, body: bytes, span: library.Span) -> Event:
     if span.data is not None and span.data.strip() != "[DONE]":
         try:
             found = json.loads(span.data)
-        except ValueError:
+        except (ValueError, RecursionError):
+            # Nested deeper than `json` recurses: data the library refuses as it refuses data
+            # that is not JSON (a StreamError naming the event), not a body it cannot frame.
             found = None
         payload = found if isinstance(found, dict) else None
     raw = body[span.start : span.end]
@@ -259,6 +261,8 @@ def _why(data: str) -> str:
         found = json.loads(data)
     except ValueError as exc:
         return f"not JSON ({exc})"
+    except RecursionError:
+        return "JSON nested deeper than it can be decoded"
     return f"a JSON {type(found).__name__}"
 
 

@@ -35,7 +35,7 @@ def for_cell(suite: Suite, provider: Provider, cell: Cell, finding: Finding) -> 
     cassette = _relative(suite, cassette_path(suite.cassettes, p, s))
     synthesize = f"make synthesize PROVIDER={p} SCENARIO={s}"
     record = f"make record PROVIDER={p} SCENARIO={s} ACCEPT=1"
-    synthesis = _place(suite, "providers.yaml", ("providers", p, "synthesis"))
+    synthesis = place(suite, "providers.yaml", ("providers", p, "synthesis"))
     if finding.check == "provenance":
         return ""  # the finding itself names the command
     if finding.check == "replay":
@@ -52,14 +52,14 @@ def for_cell(suite: Suite, provider: Provider, cell: Cell, finding: Finding) -> 
             )
         return f"the provider changed how it streams: {record} accepts it into {declared}"
     if finding.check in ("expect", "tool-schema"):
-        expect = _place(suite, "scenarios.yaml", ("scenarios", s, "expect"))
+        expect = place(suite, "scenarios.yaml", ("scenarios", s, "expect"))
         if kind == "synthesized":
-            reply = _place(suite, "scenarios.yaml", ("scenarios", s, "reply"))
+            reply = place(suite, "scenarios.yaml", ("scenarios", s, "reply"))
             return f"edit {reply} or {synthesis}, then run {synthesize}; or {expect}"
         return f"the model answered otherwise: run {record} again, or edit {expect}"
     if finding.check == "text-markup":
         if kind == "synthesized":
-            reply = _place(suite, "scenarios.yaml", ("scenarios", s, "reply"))
+            reply = place(suite, "scenarios.yaml", ("scenarios", s, "reply"))
             return f"the text was written with a call's markup: edit {reply}, then {synthesize}"
         return f"the server left a call in the text (its tool-call parser): fix it, then {record}"
     if finding.check in _LIBRARY:
@@ -79,7 +79,7 @@ def for_recording(suite: Suite, recording: Recording, finding: Finding) -> str:
         return f"{cassette} no longer holds its source's bytes: restore it (git checkout)"
     if finding.check in ("quirks", "quirk-evidence") and finding.path.startswith("routes."):
         # routes.<route>.changes.<provider>.<quirk>: that provider's change, no one else's
-        declared = _place(suite, "routes.yaml", tuple(finding.path.split(".")))
+        declared = place(suite, "routes.yaml", tuple(finding.path.split(".")))
         if finding.check == "quirk-evidence":
             return f"edit {declared}: it names {stem}, which does not show the value"
         return f"edit {declared}: {stem} came through the route and shows otherwise"
@@ -89,16 +89,16 @@ def for_recording(suite: Suite, recording: Recording, finding: Finding) -> str:
         return f"name {stem} under its provider's wires.{recording.wire} in providers.yaml"
     if finding.check in ("quirks", "quirk-evidence") and finding.path.startswith("providers."):
         keys = tuple(finding.path.split("."))
-        declared = _place(suite, "providers.yaml", keys)
+        declared = place(suite, "providers.yaml", keys)
         if finding.check == "quirk-evidence":
             return f"edit {declared}: it names {stem}, which does not show the value"
-        waivers = _place(suite, "providers.yaml", ("providers", p, "waivers"))
+        waivers = place(suite, "providers.yaml", ("providers", p, "waivers"))
         return f"edit {declared}, or waive it for {stem} with the reason ({waivers})"
     if finding.check == "structure":
-        waivers = _place(suite, "providers.yaml", ("providers", p, "waivers"))
+        waivers = place(suite, "providers.yaml", ("providers", p, "waivers"))
         if finding.path.endswith(".waivers"):
             return f"drop the structure waiver of {stem} ({waivers}): nothing differs any more"
-        synthesis = _place(suite, "providers.yaml", ("providers", p, "synthesis"))
+        synthesis = place(suite, "providers.yaml", ("providers", p, "synthesis"))
         return (
             f"edit {synthesis} until it renders {stem}'s reply with its structure, then run "
             f"make synthesize PROVIDER={p}; or waive it for {stem} with the reason ({waivers})"
@@ -114,12 +114,14 @@ def _quirk_place(suite: Suite, provider: Provider, cell: Cell, quirk: str) -> st
     """Where a cell's quirk is declared: the scenario's override, or the provider's list."""
     override = ("providers", provider.key, "scenarios", cell.scenario, "quirks", quirk)
     if _line(suite.root / "providers.yaml", override) is not None:
-        return _place(suite, "providers.yaml", override)
-    return _place(suite, "providers.yaml", ("providers", provider.key, "quirks", quirk))
+        return place(suite, "providers.yaml", override)
+    return place(suite, "providers.yaml", ("providers", provider.key, "quirks", quirk))
 
 
-def _place(suite: Suite, name: str, keys: Sequence[str]) -> str:
-    """`providers.yaml:921 (providers.gemini.quirks.index)`, down to the deepest key found."""
+def place(suite: Suite, name: str, keys: Sequence[str]) -> str:
+    """`providers.yaml:921 (providers.gemini.quirks.index)`, down to the deepest key found: a
+    place an editor jumps to, for this module's lines and for `toolcall doctor`'s, which names
+    where a quirk it found is declared."""
     path = suite.root / name
     for depth in range(len(keys), 0, -1):
         line = _line(path, tuple(keys[:depth]))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -75,3 +76,15 @@ def shown(path: Path, suite: Suite) -> str:
         return str(path.relative_to(suite.root))
     except ValueError:
         return str(path)
+
+
+def cannot_listen(host: str, port: int, exc: OSError) -> str:
+    """Why `toolcall serve` could not listen, and what to change: said in one line by every
+    command that starts it (`serve`, `gateways`), never as a traceback."""
+    where = f"{host}:{port}"
+    if exc.errno == errno.EADDRINUSE:
+        return (
+            f"{where} is already in use; stop what listens there, or "
+            "choose another port with --port (0 picks a free one)"
+        )
+    return f"cannot listen on {where}: {exc.strerror or exc}; check --host and --port"

@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from .. import recordings
+from .. import recordings, wires
+from ..cassettes import CHAT
 from ..profiles import DIRECT, Suite
 
 HELP = "bring a third party's published recording in as evidence (verbatim, with provenance)"
@@ -16,6 +17,13 @@ WRITES = True
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "file", type=Path, help="the recording: an SSE body, or JSON chunks one per line"
+    )
+    parser.add_argument(
+        "--wire",
+        default=CHAT,
+        choices=tuple(wires.WIRES),
+        help="the API it was streamed on (default chat): another wire's recording is kept "
+        "verbatim under cassettes/wires/<wire>/ with its .source.json",
     )
     parser.add_argument("--provider", required=True, help="the providers.yaml key it belongs to")
     parser.add_argument("--repository", required=True, help="owner/name of the source repository")
@@ -55,12 +63,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(suite: Suite, args: argparse.Namespace) -> int:
     """Write the cassette; the expectation beside it is left to a person, on purpose."""
+    suite.route(args.route)  # an unknown route is a ProfileError naming the known ones
+    try:
+        body = args.file.read_bytes()
+    except OSError as exc:
+        print(f"toolcall: cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    if args.wire != CHAT:
+        return _publish_wire(suite, args, body)
     if args.provider not in suite.providers:
         print(f"toolcall: unknown provider {args.provider!r}", file=sys.stderr)
         return 2
-    suite.route(args.route)  # an unknown route is a ProfileError naming the known ones
     cassette = recordings.build_cassette(
-        args.file.read_bytes(), provenance(args), jsonl=args.jsonl, blank=args.blank_line
+        body, provenance(args), jsonl=args.jsonl, blank=args.blank_line
     )
     stem = args.file.name.rsplit(".", 1)[0]
     path = recordings.write(suite.cassettes, args.provider, stem, cassette)
@@ -93,3 +108,55 @@ def provenance(args: argparse.Namespace) -> dict[str, object]:
     if args.from_jsonl:
         found["source_format"] = "jsonl"
     return found
+
+
+def _publish_wire(suite: Suite, args: argparse.Namespace, body: bytes) -> int:
+    """Keep another wire's recording verbatim, beside the `.source.json` saying where it came
+    from; the expectation, and its name in providers.yaml's wire offer, are left to a person."""
+    if args.blank_line or args.from_jsonl:
+        print("toolcall: --blank-line and --from-jsonl are for chat cassettes", file=sys.stderr)
+        return 2
+    # The names a recording's provenance may give on the wire (`recorded_as`: Google's APIs
+    # are recorded as `google-gemini-api`, Ollama's cloud as `ollama-cloud`).
+    offers = [o for o in suite.wire_offers if o.wire == args.wire]
+    named = sorted({n for o in offers for n in o.recorded_as})
+    if args.provider not in named:
+        print(
+            f"toolcall: no provider offers the {args.wire} wire as {args.provider!r} in "
+            f"providers.yaml; the names its recordings may give: {', '.join(named)}",
+            file=sys.stderr,
+        )
+        return 2
+    # As the library tells it, among the wire's own framings; `--jsonl`: one event's JSON a line.
+    framing = "jsonl" if args.jsonl else wires.framing_of(args.wire, body)
+    kept = {"repository": args.repository, "path": args.path, "commit": args.commit}
+    kept |= {"license": args.license, "sha256": recordings.sha256(body)}
+    source: dict[str, object] = {
+        "kind": "published",
+        "wire": args.wire,
+        "framing": framing,
+        "provider": args.provider,
+        "model": args.model,
+        "provenance": kept,
+        "party": args.origin,
+    }
+    optional = {
+        "relay": args.relay,
+        "endpoint": args.endpoint,
+        "extraction": args.extraction,
+        "notes": args.notes,
+        "route": None if args.route == DIRECT else args.route,
+    }
+    source |= {key: value for key, value in optional.items() if value}
+    stem = args.file.name.rsplit(".", 1)[0]
+    body_path, source_path = recordings.write_wire(suite.cassettes, args.wire, stem, body, source)
+    expected = source_path.with_name(stem + recordings.EXPECTED_SUFFIX)
+    print(f"wrote {body_path.relative_to(suite.root)} and {source_path.relative_to(suite.root)}")
+    rows = [
+        f"{o.provider}.wires.{o.wire}.recordings" for o in offers if args.provider in o.recorded_as
+    ]
+    print(
+        f"now write {expected.relative_to(suite.root)} by hand from the bytes, and name "
+        f"{stem!r} under providers.yaml's {' or '.join(rows)}; refused without them"
+    )
+    return 0

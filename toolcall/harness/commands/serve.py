@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import errno
 import sys
 
 from ..profiles import Suite
+from .common import cannot_listen
 
 HELP = "a local OpenAI-compatible server answering from the cassettes"
 WRITES = False
@@ -21,6 +21,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--verbose", action="store_true", help="log every request")
     parser.add_argument(
+        "--faults",
+        action="store_true",
+        help="print the stream faults a request can ask for (X-Toolcall-Fault or a model "
+        "named fault:NAME), each with its wires and the report it reproduces, and exit",
+    )
+    parser.add_argument(
         "--allow-host",
         action="append",
         default=[],
@@ -31,10 +37,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(suite: Suite, args: argparse.Namespace) -> int:
     """Serve until interrupted, after saying where and how to reach each provider."""
-    from .. import serve
+    from .. import serving
+    from ..serving import faults
 
+    if args.faults:
+        print(faults.table())
+        return 0
     try:
-        running = serve.start(
+        running = serving.start(
             suite,
             host=args.host,
             port=args.port,
@@ -42,14 +52,14 @@ def run(suite: Suite, args: argparse.Namespace) -> int:
             allowed_hosts=args.allow_host,
         )
     except OSError as exc:
-        print(f"toolcall serve: {_cannot_listen(args.host, args.port, exc)}", file=sys.stderr)
+        print(f"toolcall serve: {cannot_listen(args.host, args.port, exc)}", file=sys.stderr)
         return 1
     print(f"toolcall serve: {running.base_url}  (Ctrl-C to stop)")
     for key in suite.providers:
         print(f"  {key:<9} base URL {running.url(key)}")
     print(
         "  pick a cassette by sending a scenario's request (scenarios.yaml) or with "
-        "X-Toolcall-Scenario; faults with X-Toolcall-Fault: " + ", ".join(serve.FAULTS)
+        "X-Toolcall-Scenario; faults with X-Toolcall-Fault: " + ", ".join(serving.FAULTS)
     )
     print(
         "  other wires: POST /v1/responses, /v1/messages, "
@@ -57,21 +67,14 @@ def run(suite: Suite, args: argparse.Namespace) -> int:
         "/api/chat, the recording named by "
         "X-Toolcall-Scenario: wires/<wire>/<name> or a /<provider>/ prefix"
     )
+    print(
+        "  stream faults on every wire: X-Toolcall-Fault or the model fault:NAME "
+        "(toolcall serve --faults lists them)"
+    )
     try:
         running.thread.join()
     except KeyboardInterrupt:
         print("stopped")
     finally:
-        serve.stop(running)
+        serving.stop(running)
     return 0
-
-
-def _cannot_listen(host: str, port: int, exc: OSError) -> str:
-    """Why the server could not start, and what to change."""
-    where = f"{host}:{port}"
-    if exc.errno == errno.EADDRINUSE:
-        return (
-            f"{where} is already in use; stop what listens there, or "
-            "choose another port with --port (0 picks a free one)"
-        )
-    return f"cannot listen on {where}: {exc.strerror or exc}; check --host and --port"

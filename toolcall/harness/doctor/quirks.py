@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import fingerprint
-from ..checks.where_to_fix import _place
+from ..checks.where_to_fix import place
 from ..profiles import Suite
 from .codes import Finding
 
@@ -61,13 +61,13 @@ def declared(suite: Suite, quirk: str, value: Any) -> tuple[list[str], list[str]
     places, shown = [], []
     for key, provider in suite.providers.items():
         if provider.quirks.get(quirk) == value:
-            places.append(_place(suite, "providers.yaml", ("providers", key, "quirks", quirk)))
+            places.append(place(suite, "providers.yaml", ("providers", key, "quirks", quirk)))
             shown += provider.quirk_evidence.get(quirk, {}).get("recordings", [])
     for key, route in suite.routes.items():
         for provider_key, entries in route.change_evidence.items():
             entry = entries.get(quirk)
             if entry is not None and entry.get("value") == value:
                 keys = ("routes", key, "changes", provider_key, quirk)
-                places.append(_place(suite, "routes.yaml", keys))
+                places.append(place(suite, "routes.yaml", keys))
                 shown += entry.get("recordings", [])
     return places, list(dict.fromkeys(shown))

@@ -260,8 +260,7 @@ def _note(
     piece: Piece,
 ) -> None:
     """What one event made the builder report: new diagnostics, text."""
-    # The builder reports diagnostics in the turn only; its assembler holds them as they come.
-    held = getattr(getattr(builder, "_assembler", None), "diagnostics", [])
+    held = builder.diagnostics  # each read a prefix of the next: the new ones are past the count
     for number in range(counts.diagnostics, len(held)):
         reading.diagnostic_at[number] = where
         _keep_excerpt(reading, piece)

@@ -176,24 +176,22 @@ def publish_command(
     suite: Suite, capture: Capture, identity: Identity, reading: Reading, out: Path | None
 ) -> str:
     """The `toolcall publish` command that brings the capture into the suite, after the scan."""
-    if reading.wire != "chat":
-        return (
-            "toolcall publish takes chat completions bodies; a recording of the "
-            f"{reading.wire} wire is kept under cassettes/wires/{reading.wire}/ with its "
-            ".source.json (cassettes/wires/README.md)"
-        )
-    body_file = str(out) if out is not None else "BODY.sse"
+    placeholder = "BODY" + {"ndjson": ".ndjson", "json-array": ".json"}.get(reading.framing, ".sse")
+    body_file = str(out) if out is not None else placeholder
     if out is None and capture.form == "body" and capture.source != "-":
         body_file = capture.source
     route = identity.route.value
     kind = suite.routes[route].kind if route in suite.routes else DIRECT
     origin = {"direct": "first-party", "host": "host"}.get(kind, "relay")
+    named = reading.wire if reading.wire != UNKNOWN else "WIRE"
+    wire = [] if reading.wire == "chat" else ["--wire", named]  # chat is publish's default
     words = [
         "toolcall",
         "publish",
         body_file,
+        *wire,
         "--provider",
-        identity.provider.value if identity.provider.value != UNKNOWN else "PROVIDER",
+        _recorded_as(suite, identity.provider.value, reading.wire),
         "--model",
         identity.model.value if identity.model.value != UNKNOWN else "MODEL",
         "--origin",
@@ -203,13 +201,30 @@ def publish_command(
         words += ["--route", route]
     words += ["--repository", "OWNER/NAME", "--path", "PATH", "--commit", "COMMIT"]
     words += ["--license", "SPDX-ID"]
-    if reading.framing == "ndjson" and body_file == capture.source:
+    if reading.wire == "chat" and reading.framing == "ndjson" and body_file == capture.source:
         words.append("--jsonl")  # chat's chunks one per line, as captured
     scan = f"toolcall scan {shlex.quote(body_file)}"
     command = f"{scan} && {shlex.join(words)}"
-    if body_file == "BODY.sse":
-        command += "  # BODY.sse: the body alone, as --body-out BODY.sse writes it"
+    if body_file == placeholder:
+        command += f"  # {placeholder}: the body alone, as --body-out {placeholder} writes it"
     return command
+
+
+def _recorded_as(suite: Suite, provider: str, wire: str) -> str:
+    """The provider as `toolcall publish` takes it: its providers.yaml key on chat, and on
+    another wire the name its recordings give (`recorded_as`: Google's Gemini API recorded as
+    `google-gemini-api`), when its offer of the wire has one; else a placeholder."""
+    if provider == UNKNOWN:
+        return "PROVIDER"
+    if wire == "chat":
+        return provider
+    names = {
+        n
+        for o in suite.wire_offers
+        if (o.provider, o.wire) == (provider, wire)
+        for n in o.recorded_as
+    }
+    return names.pop() if len(names) == 1 else "PROVIDER"
 
 
 def dumps(document: Mapping[str, Any]) -> str:

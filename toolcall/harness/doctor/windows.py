@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import wires
-from .capture import CaptureError
 
 WINDOW = 4 << 20
 #: A wire sent in each framing, to name the framing to `wires.events` (the events of a
@@ -104,7 +103,3 @@ def _read(framing: str, window: bytes) -> tuple[list[wires.Event], int | None]:
         return wires.events(_A_WIRE[framing], window, framing), None
     except wires.UnreadableBody as exc:
         return exc.events, exc.offset
-    except RecursionError:  # the reader decodes each payload with `json`, which recurses
-        raise CaptureError(
-            "an event nests JSON deeper than the harness's body reader can decode"
-        ) from None

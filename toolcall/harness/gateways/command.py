@@ -23,8 +23,8 @@ from importlib.metadata import version as installed_version
 from pathlib import Path
 from typing import Any
 
-from .. import serve
-from ..commands.common import add_filters
+from .. import serving
+from ..commands.common import add_filters, cannot_listen
 from ..profiles import Suite
 from . import clients, process, report
 from .known import ByURL, Gateway, builtin
@@ -99,7 +99,7 @@ def check(
     by default), stop everything started."""
     todo = cases(suite, provider=provider, scenario=scenario)
     runner = runner or Clients()
-    with process.terminating(), serve.serving(suite, port=serve_port) as running:
+    with process.terminating(), serving.serving(suite, port=serve_port) as running:
         say(f"toolcall serve on {running.base_url}: {len(todo)} streams per gateway")
         try:
             return [
@@ -168,6 +168,9 @@ def run(suite: Suite, args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         print("interrupted: every gateway this run started has been stopped")
         return 130
+    except serving.CannotListen as exc:
+        print(f"error: toolcall serve: {cannot_listen(exc.host, exc.port, exc)}")
+        return 2
     names = [g.name for g in gateways] if args.gateway or args.gateway_url else []
     made = about(runner, provider=args.provider, scenario=args.scenario, gateways=names)
     document = report.document(runs, made)

@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from .. import cassettes, recordings, serve, wires
+from .. import cassettes, recordings, serving, wires
 from ..peers import Implementation, Unavailable
 from ..profiles import Cell, Provider, Suite
 from . import judge, process
@@ -171,7 +171,7 @@ def client_request(suite: Suite, provider: Provider, cell: Cell) -> dict[str, An
 def route_path(provider: str, target: str, fault: str | None) -> str:
     """The base path (ending in `/v1`) on serve that answers with `target` (a scenario or
     `published/<stem>`), faulted or not: `serve`'s path routing, since gateways drop headers."""
-    middle = f"/{serve.FAULT_SEGMENT}/{fault}" if fault else ""
+    middle = f"/{serving.FAULT_SEGMENT}/{fault}" if fault else ""
     return f"/{provider}/{target}{middle}/v1"
 
 
@@ -188,7 +188,7 @@ def _body(path: Path) -> bytes:
 
 def run_gateway(
     gateway: Gateway,
-    running: serve.Running,
+    running: serving.Running,
     todo: Sequence[Case],
     root: Path,
     *,
@@ -242,7 +242,7 @@ def _started(launch: Launch, log: Path) -> Iterator[None]:
 def stream(
     gateway: Gateway,
     launch: Launch,
-    running: serve.Running,
+    running: serving.Running,
     case: Case,
     *,
     bound: float = judge.FAULT_BOUND,
@@ -289,7 +289,7 @@ def stream(
 def _clients(
     result: StreamResult,
     clients: Clients,
-    running: serve.Running,
+    running: serving.Running,
     base_url: str,
     headers: dict[str, str],
     request: dict[str, Any],
@@ -316,7 +316,11 @@ def _clients(
 
 
 def _direct(
-    clients: Clients, client: Implementation, running: serve.Running, case: Case, fault: str | None
+    clients: Clients,
+    client: Implementation,
+    running: serving.Running,
+    case: Case,
+    fault: str | None,
 ) -> Answer:
     """The client's answer straight from serve on the case's stream with `fault`, asked once."""
     key = (client.name, case.provider, case.target, fault)

@@ -1,12 +1,12 @@
 """Where an HTTP client under test fetches a stream: the process's one `toolcall serve`.
 
 A client is judged on exactly the bytes every other implementation is handed, so the harness
-registers the stream's body with one simulator (`harness.serve`, started once per process on
-127.0.0.1) for the length of one assembly, under a one-off token the client sends as the
-`X-Toolcall-Body` header. The simulator answers it at that wire's own path only (`wires.WIRE_PATHS`,
-the one table of them) and anything else with a 404 naming the path, so a client that calls the
-wrong endpoint is seen to. A stream that says where it is served already (through a gateway) is
-fetched from there.
+registers the stream's body with one simulator (`harness.serving`, started once per process
+on 127.0.0.1) for the length of one assembly, under a one-off token the client sends as the
+`X-Toolcall-Body` header. The simulator answers it at that wire's own path only
+(`wires.WIRE_PATHS`, the one table of them) and anything else with a 404 naming the
+path, so a client that calls the wrong endpoint is seen to. A stream that says where it is
+served already (through a gateway) is fetched from there.
 """
 
 from __future__ import annotations
@@ -16,23 +16,23 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from .. import serve
+from ..serving.server import Running, start, stop
 from ..wires import WIRE_PATHS
 from . import Served, Stream
 
 BODY_HEADER = "X-Toolcall-Body"
 
 _lock = threading.Lock()
-_running: serve.Running | None = None
+_running: Running | None = None
 
 
-def simulator() -> serve.Running:
+def simulator() -> Running:
     """The process's one simulator serving registered bodies, started on first use."""
     global _running
     with _lock:
         if _running is None:
-            _running = serve.start(None)
-            atexit.register(serve.stop, _running)
+            _running = start(None)
+            atexit.register(stop, _running)
         return _running
 
 

@@ -214,3 +214,8 @@ def delay_seconds(header: str | None, default_ms: float) -> float:
     if not (math.isfinite(ms) and 0 <= ms <= MAX_DELAY_MS):
         raise invalid(f"X-Toolcall-Delay-Ms {header!r} is not between 0 and {MAX_DELAY_MS:g}")
     return ms / 1000
+
+
+def error_body(kind: str, message: str) -> dict[str, Any]:
+    """An error in the OpenAI shape, which every refusal of this server takes."""
+    return {"error": {"message": message, "type": kind, "code": kind}}
