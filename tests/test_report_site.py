@@ -325,7 +325,8 @@ def test_the_browser_the_docs_say_to_install_is_the_one_ci_installs_and_the_test
     for doc in (ROOT / "README.md", ROOT / "docs" / "HARNESS.md"):
         text = " ".join(doc.read_text(encoding="utf-8").split())
         assert "`apt-get install chromium`" in text and "pip install -e '.[dev]'" in text, doc
-    assert "apt-get install -y chromium" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "missing+=(chromium)" in ci and 'apt-get install -y "${missing[@]}"' in ci
     workflow = (ROOT / ".github" / "workflows" / "conformance.yml").read_text(encoding="utf-8")
     assert "apt-get install -y chromium" in workflow
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
