@@ -27,6 +27,7 @@ from .commands import (
     probe,
     publish,
     record,
+    report,
     scan,
     serve,
     synthesize,
@@ -63,6 +64,7 @@ COMMANDS: dict[str, Command] = {
         "scan": scan,
         "probe": probe,
         "doctor": doctor,
+        "report": report,
     }.items()
 }
 
