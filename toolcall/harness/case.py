@@ -165,11 +165,13 @@ class Case:
         body: bytes,
         expected: Expected,
         source: str,
+        framing: str = "",
     ) -> Case:
-        """A stream captured outside the suite (`toolcall probe`'s, from a live endpoint),
-        judged as a case: its bytes and expectation are given, not read from the suite's files.
-        Its kind is `CAPTURED`, which `cases` never lists."""
-        found = cls(case_id, CAPTURED, wire, "", scenario, request, source)
+        """A stream captured outside the suite (`toolcall probe`'s from a live endpoint,
+        `toolcall doctor`'s from a user's file), judged as a case: its bytes and expectation are
+        given, not read from the suite's files. Its kind is `CAPTURED`, which `cases` never
+        lists."""
+        found = cls(case_id, CAPTURED, wire, "", scenario, request, source, framing=framing)
         found.__dict__.update(not_applicable="", body=body, expected=expected)
         return found
 
