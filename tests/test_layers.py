@@ -212,8 +212,9 @@ def test_each_layer_of_the_library_imports_only_the_layers_below_it() -> None:
 
 #: The harness's packages by role, lowest first, above the library (`toolcall`, all of it one
 #: unit here): the suite's data, reading a body, synthesizing, recording, the checks, serving,
-#: the peers, the matrix, the reports, the gateways, the doctor, the commands, and the entry
-#: points (the pytest plugin and its suite, the CLI, `toolcall.harness` whose `main` imports it).
+#: the peers, the matrix, the reports and their site, the gateways, the probe, the doctor, the
+#: commands, and the entry points (the pytest plugin and its suite, the CLI, `toolcall.harness`
+#: whose `main` imports it).
 HARNESS_LAYERS: tuple[tuple[str, ...], ...] = (
     ("toolcall",),
     ("toolcall.harness.background",),
@@ -226,7 +227,9 @@ HARNESS_LAYERS: tuple[tuple[str, ...], ...] = (
     ("toolcall.harness.peers",),
     ("toolcall.harness.matrix",),
     ("toolcall.harness.reports",),
+    ("toolcall.harness.site",),
     ("toolcall.harness.gateways",),
+    ("toolcall.harness.probe",),
     ("toolcall.harness.doctor",),
     ("toolcall.harness.commands",),
     ("toolcall.harness.pytest_suite",),
