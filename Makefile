@@ -97,10 +97,10 @@ bench: $(PEERS_STAMP)
 	$(BIN)/python benchmarks/bench.py --markdown reports/bench.md
 
 ## fuzz: mutate real bodies for FUZZ_SECONDS (600); failures kept for make test to replay
-# On both JSON backends; a failing body is kept in tests/fuzz_corpus/, which `make test` replays.
+# On both JSON backends; a failing body is kept in tests/helpers/fuzz_corpus/, which `make test` replays.
 FUZZ_SECONDS ?= 600
 fuzz: $(STAMP)
-	$(BIN)/python -m tests.fuzzing --seconds $(FUZZ_SECONDS)
+	$(BIN)/python -m tests.helpers.fuzzing --seconds $(FUZZ_SECONDS)
 
 ## lint: ruff check and ruff format --check
 lint: $(STAMP)

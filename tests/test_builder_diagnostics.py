@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 import toolcall
-from tests import wire_bodies
+from tests.helpers import wire_bodies
 
 CALLS: list[wire_bodies.Call] = [("get_weather", {"city": "Paris"}), ("get_time", {"tz": "CET"})]
 

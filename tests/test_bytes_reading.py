@@ -13,12 +13,11 @@ from hypothesis import strategies as st
 
 import toolcall
 import toolcall._json
+from tests.helpers.outcomes import outcome
+from tests.helpers.wire_bodies import events, frame
+from tests.test_properties import FAST, decoded, json_texts, numbers
 from toolcall._framing.long_events import LongEvent
 from toolcall._json import UNREAD, ReadsUtf8, utf8_reader
-
-from .outcomes import outcome
-from .test_properties import FAST, decoded, json_texts, numbers
-from .wire_bodies import events, frame
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 import toolcall
-from tests.outcomes import BACKENDS, outcome
+from tests.helpers.outcomes import BACKENDS, outcome
 from toolcall import (
     ArgumentsDelta,
     LimitExceeded,

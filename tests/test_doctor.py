@@ -21,7 +21,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 import toolcall
-from tests import wire_bodies
+from tests.helpers import wire_bodies
 from toolcall.harness import cli, wires
 from toolcall.harness.cli import main
 from toolcall.harness.doctor import windows

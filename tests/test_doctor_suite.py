@@ -210,7 +210,7 @@ def test_two_captures_around_a_gateway_name_its_change(
 ) -> None:
     """Upstream and downstream of a gateway that numbers index-less calls 0 and rewrites usage
     (what LiteLLM was measured doing): the comparison names both changes."""
-    from tests.gateway_relay import Rewrites, relaying
+    from tests.helpers.gateway_relay import Rewrites, relaying
 
     path = "/gemini/parallel_calls/v1/chat/completions"
     rewrites = Rewrites(insert_index=True, usage_total=999)

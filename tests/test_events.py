@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolcall
+from tests.helpers.outcomes import chunk, fragment, head, sse
 from toolcall import (
     ArgumentsDelta,
     Event,
@@ -31,8 +32,6 @@ from toolcall import (
 )
 from toolcall._calls.object_closer import ObjectCloser
 from toolcall.harness.event_check import event_problems
-
-from .outcomes import chunk, fragment, head, sse
 
 FINISH = chunk(finish="tool_calls")
 

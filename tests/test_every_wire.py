@@ -19,10 +19,10 @@ import pytest
 
 import toolcall
 import toolcall._stream
-from tests import wire_bodies
-from tests.memory import fed_peak
-from tests.outcomes import outcome
-from tests.wire_bodies import WIRES, as_json_array, events, frame
+from tests.helpers import wire_bodies
+from tests.helpers.memory import fed_peak
+from tests.helpers.outcomes import outcome
+from tests.helpers.wire_bodies import WIRES, as_json_array, events, frame
 from toolcall import (
     ArgumentsDelta,
     Event,

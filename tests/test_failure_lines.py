@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from tests import stream_edit
+from tests.helpers import stream_edit
 from toolcall.harness import cassettes
 from toolcall.harness.checks import Finding, Outcome, check_cell, check_recording, where_to_fix
 from toolcall.harness.conformance_report import summary, text

@@ -1,10 +1,10 @@
 """The one switch between the fast paths and the plain path (`toolcall._fast.enabled`).
 
 Every test that holds a fast path to the plain path's answer reads the plain path through this
-switch (`tests.outcomes.outcome(fast=False)`), so it must really turn every fast path off, for
-the builders made inside it only, and give the same turn: checked here on every wire, with a
-body that takes each fast path when the switch is on (a repeated envelope fed one event per
-slice, and an event past 64 KiB fed in small slices).
+switch (`tests.helpers.outcomes.outcome(fast=False)`), so it must really turn every fast path
+off, for the builders made inside it only, and give the same turn: checked here on every wire,
+with a body that takes each fast path when the switch is on (a repeated envelope fed one event
+per slice, and an event past 64 KiB fed in small slices).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from collections.abc import Iterable
 
 import pytest
 
+from tests.helpers.wire_bodies import WIRES, Call, events, frame
 from tests.test_shortcut import slices
-from tests.wire_bodies import WIRES, Call, events, frame
 from toolcall import Turn, TurnBuilder, TurnDone
 from toolcall._call_table import CallTable
 from toolcall._fast import enabled, is_enabled

@@ -1,7 +1,7 @@
-"""The mutation fuzzer's short run, and every past finding replayed (see tests/fuzzing.py).
+"""The mutation fuzzer's short run, and every past finding replayed (see tests/helpers/fuzzing.py).
 
 The short run is derandomized, so `make test` gives the same verdict on every machine; `make fuzz`
-explores for minutes with fresh randomness and keeps what it finds in tests/fuzz_corpus/.
+explores for minutes with fresh randomness and keeps what it finds in tests/helpers/fuzz_corpus/.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests import fuzzing
-from tests.outcomes import outcome
+from tests.helpers import fuzzing
+from tests.helpers.outcomes import outcome
 
 CORPUS = fuzzing.corpus()
 

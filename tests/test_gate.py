@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests import stream_edit
+from tests.helpers import stream_edit
 from toolcall.harness import cassettes
 from toolcall.harness.checks import Outcome, check_cell
 from toolcall.harness.profiles import ProfileError, load_suite

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gateway_relay import Rewrites, relaying
+from tests.helpers.gateway_relay import Rewrites, relaying
 from toolcall.harness import serving
 from toolcall.harness.gateways import command, report
 from toolcall.harness.gateways.clients import available

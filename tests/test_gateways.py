@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gateway_relay import Rewrites, relaying
+from tests.helpers.gateway_relay import Rewrites, relaying
 from toolcall.harness import recordings, serving
 from toolcall.harness.gateways import process, report
 from toolcall.harness.gateways.known import ByURL

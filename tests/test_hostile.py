@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 import toolcall
+from tests.helpers.outcomes import BACKENDS, chunk, fragment, head, outcome, sse
 from toolcall import (
     ArgumentsError,
     Assembler,
@@ -28,8 +29,6 @@ from toolcall import (
     UsageError,
 )
 from toolcall._json import MAX_DEPTH, backend
-
-from .outcomes import BACKENDS, chunk, fragment, head, outcome, sse
 
 FINISH = chunk(finish="tool_calls")
 

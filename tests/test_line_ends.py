@@ -16,9 +16,9 @@ import pytest
 import toolcall
 import toolcall._json
 import toolcall._stream
-from tests.memory import fed_peak
-from tests.outcomes import outcome
-from tests.wire_bodies import events, frame
+from tests.helpers.memory import fed_peak
+from tests.helpers.outcomes import outcome
+from tests.helpers.wire_bodies import events, frame
 from toolcall._framing.long_events import LongEvent
 from toolcall._framing.ndjson import NDJSONDecoder
 from toolcall._json import utf8_reader

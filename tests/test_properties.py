@@ -25,10 +25,9 @@ from hypothesis import strategies as st
 
 import toolcall
 import toolcall._json
+from tests.helpers.json_values import json_values as json_values_of
+from tests.helpers.outcomes import outcome
 from toolcall import Assembler, ToolCall, ToolCallError, ToolCallFunction
-
-from .json_values import json_values as json_values_of
-from .outcomes import outcome
 
 FAST = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests import stream_edit
+from tests.helpers import stream_edit
 from toolcall.harness import accept, background, cassettes, cli, secrets
 from toolcall.harness.checks import check_cell
 from toolcall.harness.profiles import load_suite

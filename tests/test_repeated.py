@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 import toolcall._wires.responses
-from tests.memory import fed_peak
-from tests.outcomes import outcome
+from tests.helpers.memory import fed_peak
+from tests.helpers.outcomes import outcome
 from toolcall import SSEDecoder
 from toolcall._fast.repeated_text import decode_around
 from toolcall._framing.long_events import LongEvent

@@ -19,9 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests import wire_bodies
-from tests.outcomes import chunk, outcome, sse
-from tests.wire_bodies import WIRES
+from tests.helpers import wire_bodies
+from tests.helpers.outcomes import chunk, outcome, sse
+from tests.helpers.wire_bodies import WIRES
 from toolcall import LimitExceeded, SSEDecoder, StreamError, TurnBuilder
 
 argument_values = st.dictionaries(

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 import toolcall
-from tests import wire_bodies
-from tests.memory import fed_peak
+from tests.helpers import wire_bodies
+from tests.helpers.memory import fed_peak
 from toolcall import (
     ProviderError,
     StreamError,

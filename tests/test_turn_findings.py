@@ -18,8 +18,8 @@ import pytest
 
 import toolcall
 import toolcall._turn.markup
-from tests import wire_bodies
-from tests.wire_bodies import WIRES
+from tests.helpers import wire_bodies
+from tests.helpers.wire_bodies import WIRES
 from toolcall import (
     StreamError,
     TextDelta,

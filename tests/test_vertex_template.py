@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolcall._stream
-from tests.memory import fed_peak
-from tests.outcomes import outcome
+from tests.helpers.memory import fed_peak
+from tests.helpers.outcomes import outcome
+from tests.helpers.wire_bodies import frame, pieces
 from tests.test_shortcut import SPOILS, slices, spoiled
-from tests.wire_bodies import frame, pieces
 from toolcall import ToolCallError, TurnBuilder
 from toolcall._fast import enabled as fast_paths
 

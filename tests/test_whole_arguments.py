@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolcall
-from tests.outcomes import BACKENDS, outcome
+from tests.helpers.outcomes import BACKENDS, outcome
 from toolcall import _json
 from toolcall._turn import call_watcher, validation
 

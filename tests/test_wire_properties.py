@@ -18,11 +18,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolcall._stream
-from tests import wire_bodies
-from tests.fuzzing import LONG, events_of, no_event_long
-from tests.json_values import json_values
-from tests.outcomes import outcome
-from tests.wire_bodies import WIRES
+from tests.helpers import wire_bodies
+from tests.helpers.fuzzing import LONG, events_of, no_event_long
+from tests.helpers.json_values import json_values
+from tests.helpers.outcomes import outcome
+from tests.helpers.wire_bodies import WIRES
 from toolcall import Event, TurnBuilder, TurnDone
 from toolcall.harness.event_check import event_problems
 

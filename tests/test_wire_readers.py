@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 import toolcall
-from tests.outcomes import outcome
+from tests.helpers.outcomes import outcome
 from toolcall import (
     LimitExceeded,
     ProviderError,

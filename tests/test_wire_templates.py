@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.outcomes import BACKENDS, outcome
+from tests.helpers.outcomes import BACKENDS, outcome
 from toolcall import Turn, TurnBuilder, TurnDone
 from toolcall._wires.anthropic import AnthropicReader
 

@@ -24,7 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolcall
-from tests.outcomes import BACKENDS, outcome
+from tests.helpers.outcomes import BACKENDS, outcome
 from tests.test_citations import facts_sections
 from toolcall import ToolCallDone, Turn, TurnBuilder, TurnDone
 from toolcall.harness.checks import expectation_differences

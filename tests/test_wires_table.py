@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 import toolcall
-from tests import wire_bodies
+from tests.helpers import wire_bodies
 from toolcall import _wires as library
 from toolcall.harness import peers, recordings, streams, wires
 from toolcall.harness.cassettes import CHAT

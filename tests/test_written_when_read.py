@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 
 import toolcall._call_table
 import toolcall._stream
-from tests import wire_bodies
-from tests.json_values import json_values
-from tests.outcomes import outcome
+from tests.helpers import wire_bodies
+from tests.helpers.json_values import json_values
+from tests.helpers.outcomes import outcome
 from toolcall import (
     ArgumentsDelta,
     ToolCall,

@@ -28,8 +28,8 @@ Responses' repetitions read in place). Then `check_body` asserts, for the mutate
    the same turn when the body is sent twice, with a `second_generation` diagnostic.
 
 `make test` runs a short pass (test_fuzz.py); `make fuzz` runs this module for FUZZ_SECONDS. A
-failing body found by either is written to `tests/fuzz_corpus/`, where test_fuzz.py replays every
-file as a regression input.
+failing body found by either is written to `tests/helpers/fuzz_corpus/`, where test_fuzz.py
+replays every file as a regression input.
 """
 
 from __future__ import annotations
@@ -50,13 +50,13 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from tests import wire_bodies
-from tests.outcomes import BACKENDS, outcome
+from tests.helpers import wire_bodies
+from tests.helpers.outcomes import BACKENDS, outcome
 from toolcall import SSEDecoder
 from toolcall._framing.json_documents import DocumentDecoder
 from toolcall.harness import cassettes, recordings
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).resolve().parent / "fuzz_corpus"
 
 
