@@ -189,6 +189,6 @@ def test_code_that_names_files_is_not_a_citation(tmp_path: Path) -> None:
 def test_the_repository_is_checked_at_all() -> None:
     """The walk reaches the files that cite (so an empty result means something)."""
     names = {p.relative_to(ROOT).as_posix() for p in text_files(ROOT)}
-    assert {"providers.yaml", "docs/DESIGN.md", "tests/test_assembler.py"} <= names
+    assert {"providers.yaml", "docs/DESIGN.md", "tests/library/test_assembler.py"} <= names
     assert any(n.endswith(".expected.json") for n in names)
     assert {"1", "8", "9.1", "11"} <= facts_sections(ROOT)

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 import pytest
 
 from tests.helpers.wire_bodies import WIRES, Call, events, frame
-from tests.test_shortcut import slices
+from tests.library.fast.test_shortcut import slices
 from toolcall import Turn, TurnBuilder, TurnDone
 from toolcall._call_table import CallTable
 from toolcall._fast import enabled, is_enabled

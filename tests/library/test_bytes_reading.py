@@ -15,7 +15,7 @@ import toolcall
 import toolcall._json
 from tests.helpers.outcomes import outcome
 from tests.helpers.wire_bodies import events, frame
-from tests.test_properties import FAST, decoded, json_texts, numbers
+from tests.library.test_properties import FAST, decoded, json_texts, numbers
 from toolcall._framing.long_events import LongEvent
 from toolcall._json import UNREAD, ReadsUtf8, utf8_reader
 

@@ -14,7 +14,7 @@ import pytest
 import toolcall
 from toolcall.harness.recordings import discover
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _turn(reason: str | None, *, calls: bool) -> toolcall.Turn:

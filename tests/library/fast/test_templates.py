@@ -254,7 +254,7 @@ def test_learning_is_used_on_a_real_cassette(monkeypatch: pytest.MonkeyPatch) ->
 
     from toolcall.harness import cassettes
 
-    root = Path(__file__).resolve().parents[1] / "cassettes"
+    root = Path(__file__).resolve().parents[3] / "cassettes"
     body = cassettes.response_body(cassettes.load(root / "openai" / "long_arguments.yaml"))
     matched: list[str] = []
     original = _templates.FragmentTemplate.match

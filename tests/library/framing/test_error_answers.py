@@ -18,7 +18,7 @@ import toolcall
 from toolcall import ProviderError, StreamError, UsageError
 from toolcall.harness import background
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 RATE_LIMIT = b'{"error": {"message": "simulated rate limit", "type": "rate_limit_exceeded"}}'
 BAD_KEY = (
     b'{"error": {"message": "Incorrect API key provided: sk-no****.", '

@@ -373,7 +373,7 @@ def test_the_suite_finds_markup_left_in_a_cell_s_text(family: str) -> None:
     from toolcall.harness.checks import check_turn
     from toolcall.harness.profiles import load_suite
 
-    suite = load_suite(Path(__file__).resolve().parents[1])
+    suite = load_suite(Path(__file__).resolve().parents[3])
     cell = suite.providers["openai"].cells["text_only"]
     plain = toolcall.assemble(wire_bodies.body("chat", [], text="Paris is sunny."))
     leaked = toolcall.assemble(wire_bodies.body("chat", [], text=LEAKS[family][1]))
@@ -388,7 +388,7 @@ def test_the_fix_for_markup_in_a_recorded_cell_s_text_is_the_server_s() -> None:
     from toolcall.harness.checks import Finding, where_to_fix
     from toolcall.harness.profiles import load_suite
 
-    suite = load_suite(Path(__file__).resolve().parents[1])
+    suite = load_suite(Path(__file__).resolve().parents[3])
     provider = suite.providers["openai"]
     finding = Finding("text-markup", "$.diagnostics", "no tool-call markup in the text", "x")
     cells = {c.provenance.get("kind"): c for c in provider.cells.values()}

@@ -32,7 +32,7 @@ from toolcall import ArgumentsError, UsageError
 from toolcall._json import MAX_DEPTH, Refused, loads_arguments
 from toolcall._turn.partial_arguments import ArgumentsChange, PartialArguments
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
 from partial_reader import file_arguments, record_arguments
 
 PROPERTY = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -17,7 +17,7 @@ import toolcall._stream
 from tests.helpers.memory import fed_peak
 from tests.helpers.outcomes import outcome
 from tests.helpers.wire_bodies import frame, pieces
-from tests.test_shortcut import SPOILS, slices, spoiled
+from tests.library.fast.test_shortcut import SPOILS, slices, spoiled
 from toolcall import ToolCallError, TurnBuilder
 from toolcall._fast import enabled as fast_paths
 

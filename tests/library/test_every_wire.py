@@ -787,7 +787,7 @@ def test_a_line_partly_held_is_held_for_the_shortcut_too(monkeypatch: pytest.Mon
     assert outcome(slices, wire="ollama") == want
 
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def gemini_recordings() -> list[Any]:
