@@ -33,7 +33,7 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The test modules whose verdict depends on providers.yaml and cassettes/ (besides conformance).
-DATA_CHECKS = ("tests/test_evidence.py", "tests/test_synthesize.py")
+DATA_CHECKS = ("tests/test_evidence.py", "tests/harness/synthesize/test_synthesize.py")
 #: Of those, the tests the recipes can change the verdict of: every test that is not one per
 #: provider's cassette or recording (whose ids hold a `/`), and those of the two providers the
 #: recipes wrote. The slow sibling runs everything.
