@@ -49,7 +49,7 @@ check: test
 ## conformance: replay every cassette offline; matrix on screen, JUnit + Markdown in reports/
 conformance: $(STAMP)
 	@mkdir -p reports
-	$(BIN)/python -m pytest -q tests/test_conformance.py $(PYTEST_FILTERS) \
+	$(BIN)/python -m pytest -q tests/conformance/test_conformance.py $(PYTEST_FILTERS) \
 		--junitxml=reports/conformance.xml --toolcall-report=reports/conformance.md \
 		--toolcall-json=reports/conformance.json
 

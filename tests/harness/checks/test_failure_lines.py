@@ -151,7 +151,7 @@ def test_make_conformance_prints_one_line_per_failing_cell(suite_copy: Path) -> 
             "-q",
             "-p",
             "no:cacheprovider",
-            "tests/test_conformance.py",
+            "tests/conformance/test_conformance.py",
             f"--toolcall-root={suite_copy}",
             "--toolcall-provider=gemini",
         ],

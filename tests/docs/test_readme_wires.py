@@ -25,7 +25,7 @@ from toolcall.harness.cassettes import CHAT
 from toolcall.harness.recordings import discover
 from toolcall.harness.wires import WIRE_PATHS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: The path ending each wire is asked at, and the recording that answers it.
 BODIES = {
     "/v1/responses": "fantasy_responses_gpt-4o_multi_tool",

@@ -11,7 +11,7 @@ from typing import Any
 from toolcall.harness import serving
 from toolcall.harness.profiles import load_suite
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SUITE = load_suite(ROOT)
 
 

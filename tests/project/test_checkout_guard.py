@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
+TESTS_DIR = Path(__file__).resolve().parents[1]
 
 TESTS = """
 from pathlib import Path
@@ -36,7 +36,7 @@ def run_in_checkout(checkout: Path, tests: str, *options: str) -> tuple[int, str
     """pytest run in a small checkout holding the suite's conftest.py, `providers.yaml` and one
     test module with `tests`: its exit status and output."""
     (checkout / "tests").mkdir(parents=True)
-    shutil.copy(HERE / "conftest.py", checkout / "tests" / "conftest.py")
+    shutil.copy(TESTS_DIR / "conftest.py", checkout / "tests" / "conftest.py")
     (checkout / "providers.yaml").write_text("as committed", encoding="utf-8")
     (checkout / "tests" / "test_module.py").write_text(tests, encoding="utf-8")
     done = subprocess.run(

@@ -19,7 +19,7 @@ from toolcall.harness.profiles import load_suite
 #: A serve, three curl captures and three runs of the doctor, clients included: `make check`.
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HARNESS = (ROOT / "docs" / "HARNESS.md").read_text(encoding="utf-8")
 SECTION = HARNESS.split("## Your own stream: `toolcall doctor`", 1)[1].split("\n## ", 1)[0]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

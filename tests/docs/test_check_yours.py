@@ -16,7 +16,7 @@ import pytest
 #: Whole runs of pytest, the matrix and serve as a user starts them: `make check` runs them.
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HARNESS = (ROOT / "docs" / "HARNESS.md").read_text(encoding="utf-8")
 SECTION = HARNESS.split("## Check yours", 1)[1].split("\n## ", 1)[0]
 

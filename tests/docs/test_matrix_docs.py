@@ -19,7 +19,7 @@ from toolcall.harness.peers.external import LINE_READER_LIMIT, MAX_MESSAGE
 from toolcall.harness.profiles import load_suite
 from toolcall.harness.verdict import PASS, Verdict
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_section_has_its_markers_in_its_file() -> None:

@@ -19,7 +19,7 @@ from toolcall.harness.cli import main
 from toolcall.harness.profiles import format_schema, load_suite
 from toolcall.harness.recordings import discover, selected
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 VALIDATOR = Draft202012Validator(format_schema("reports.schema.json"))
 NAME = "fantasy_responses_gpt-4o_multi_tool"
 

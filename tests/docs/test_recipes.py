@@ -31,9 +31,9 @@ from toolcall.harness.profiles import load_suite
 #: Whole runs in a copy of the repository, each a minute: `make check` runs them.
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: The test modules whose verdict depends on providers.yaml and cassettes/ (besides conformance).
-DATA_CHECKS = ("tests/test_evidence.py", "tests/harness/synthesize/test_synthesize.py")
+DATA_CHECKS = ("tests/conformance/test_evidence.py", "tests/harness/synthesize/test_synthesize.py")
 #: Of those, the tests the recipes can change the verdict of: every test that is not one per
 #: provider's cassette or recording (whose ids hold a `/`), and those of the two providers the
 #: recipes wrote. The slow sibling runs everything.
@@ -176,7 +176,7 @@ def test_the_write_recipes_leave_a_copy_that_passes_its_data_checks(
 def test_the_write_recipes_end_with_make_test_green(followed: Followed) -> None:
     """The recipes end in `make test`, so the copy's whole `make test` must pass (the recipe tests
     themselves deselected: they would copy the copy)."""
-    env = {**followed.env, "PYTEST_ADDOPTS": "--deselect tests/test_recipes.py"}
+    env = {**followed.env, "PYTEST_ADDOPTS": "--deselect tests/docs/test_recipes.py"}
     done = _run("make test", followed.repo, env)
     tail = done.stdout[-4000:] + done.stderr[-3000:]
     assert done.returncode == 0, tail

@@ -16,7 +16,7 @@ import pytest
 from toolcall.harness import cli, locate
 from toolcall.harness.profiles import ProfileError
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 #: When this module was imported: a `build/` folder in the checkout newer than this was made by it.
 BEFORE = time.time()
 

@@ -17,7 +17,7 @@ import pytest
 
 import toolcall
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 WIRE_RECORDINGS = ROOT / "cassettes" / "wires"
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import shapes  # noqa: E402  (the bench's own module, not a package)

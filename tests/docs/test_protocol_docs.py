@@ -21,7 +21,7 @@ import pytest
 
 from toolcall.harness import matrix, verdict
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PROTOCOL = (ROOT / "docs" / "PROTOCOL.md").read_text(encoding="utf-8")
 MATRIX = (ROOT / "docs" / "MATRIX.md").read_text(encoding="utf-8")
 

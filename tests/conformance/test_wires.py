@@ -24,15 +24,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import toolcall
+from tests.docs.test_citations import facts_sections
 from tests.helpers.outcomes import BACKENDS, outcome
-from tests.test_citations import facts_sections
 from toolcall import ToolCallDone, Turn, TurnBuilder, TurnDone
 from toolcall.harness.checks import expectation_differences
 from toolcall.harness.event_check import event_problems
 from toolcall.harness.profiles import load_suite
 from toolcall.harness.recordings import Recording, discover, offer_problems, sha256
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 RECORDINGS = [r for r in discover(ROOT / "cassettes") if r.wire != "chat"]
 IDS = [r.name for r in RECORDINGS]
 

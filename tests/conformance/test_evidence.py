@@ -25,7 +25,7 @@ from toolcall.harness.checks import check_cell, check_recording, where_to_fix
 from toolcall.harness.profiles import DIRECT, STRUCTURE, Suite, load_suite
 from toolcall.harness.replay import replay_own_request
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SUITE = load_suite(ROOT)
 RECORDINGS = recordings.discover(SUITE.cassettes, wire="chat")
 FIRST_PARTY_TURNS = [

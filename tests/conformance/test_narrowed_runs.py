@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def pytest_run(*options: str) -> subprocess.CompletedProcess[str]:
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rs"]
     return subprocess.run(
-        [*command, "tests/test_conformance.py", *options],
+        [*command, "tests/conformance/test_conformance.py", *options],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 #: The widest a `make help` line may be: the project's line length.
@@ -190,8 +190,8 @@ def test_make_test_spreads_the_suite_unless_told_not_to() -> None:
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 def test_make_check_spreads_its_slow_run_as_make_test_does() -> None:
-    """Every recording at every split point is minutes of one core (tests/test_split_points.py):
-    the slow run takes the same workers as `make test`."""
+    """Every recording at every split point is minutes of one core
+    (tests/conformance/test_split_points.py): the slow run takes the same workers as `make test`."""
     (slow,) = [x for x in dry_run("check") if "-m slow" in x]
     assert " -n auto " in slow + " "
     (serial,) = [x for x in dry_run("check", "PYTEST_WORKERS=") if "-m slow" in x]

@@ -14,7 +14,7 @@ from toolcall.harness import serving
 from toolcall.harness.profiles import load_suite
 
 openai = pytest.importorskip("openai")
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def sdk_example() -> str:

@@ -35,7 +35,7 @@ import pytest
 import toolcall
 from toolcall.harness.recordings import Recording, discover
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BACKENDS = ("auto", "stdlib")
 #: Bodies this short are also replayed at every pair of split points (three feeds).
 PAIRS_UP_TO = 1_200
