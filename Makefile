@@ -23,7 +23,7 @@ PYTEST_FILTERS := $${PROVIDER:+--toolcall-provider "$$PROVIDER"} $${SCENARIO:+--
 # the last ones queued for another, so one long test file does not leave a core idle at the end.
 PYTEST_WORKERS ?= -n auto --maxprocesses 4 --dist worksteal
 
-.PHONY: help test check conformance matrix matrix-docs gateways gateways-docs bench fuzz lint typecheck synthesize record add-provider drift scan clean
+.PHONY: help test check conformance matrix matrix-docs gateways gateways-docs report screenshot bench fuzz lint typecheck synthesize record add-provider drift scan clean
 
 ## help: list the targets and what each does
 help:
@@ -90,6 +90,18 @@ gateways-docs: $(STAMP)
 ## matrix-docs: write the counts in docs/MATRIX.md and docs/PROTOCOL.md from a run (go, node)
 matrix-docs: $(STAMP)
 	$(BIN)/python -m toolcall.harness.matrix_docs
+
+## report: the report site from the last runs' JSON in reports/ into reports/site/
+# Reads what make conformance, make matrix and make gateways (and toolcall probe and doctor)
+# left in reports/, whichever are there; open reports/site/index.html in any browser.
+report: $(STAMP)
+	$(BIN)/toolcall report --reports reports --out reports/site
+
+## screenshot: make report, and the overview pictured by Chromium as docs/report-overview.png
+# Needs the distribution's Chromium at /usr/bin/chromium (apt-get install chromium); Playwright
+# (the dev extra) drives it, and downloads no browser of its own.
+screenshot: $(STAMP)
+	$(BIN)/toolcall report --reports reports --out reports/site --screenshot docs/report-overview.png
 
 ## bench: end-to-end cost as a ratio to stdlib json.loads of the same chunks, peers beside
 bench: $(PEERS_STAMP)

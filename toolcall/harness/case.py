@@ -58,6 +58,8 @@ ROUTE = "route"
 PUBLISHED = "published"
 WIRE_RECORDING = "wire-recording"
 CUT = "cut"
+#: A stream captured from a live endpoint (`Case.captured`), never one of the suite's cases.
+CAPTURED = "captured"
 #: Every kind of case, in the order `cases` lists them (routes come after the published ones).
 KINDS = (CELL, ROUTE, PUBLISHED, WIRE_RECORDING, CUT)
 _ORDER = (CELL, PUBLISHED, ROUTE, WIRE_RECORDING, CUT)
@@ -152,6 +154,26 @@ class Case:
             document=document,
             schema=self.origin[2].scenarios[self.origin[1].scenario].expect,
         )
+
+    @classmethod
+    def captured(
+        cls,
+        case_id: str,
+        wire: str,
+        scenario: str,
+        request: Mapping[str, Any],
+        body: bytes,
+        expected: Expected,
+        source: str,
+        framing: str = "",
+    ) -> Case:
+        """A stream captured outside the suite (`toolcall probe`'s from a live endpoint,
+        `toolcall doctor`'s from a user's file), judged as a case: its bytes and expectation are
+        given, not read from the suite's files. Its kind is `CAPTURED`, which `cases` never
+        lists."""
+        found = cls(case_id, CAPTURED, wire, "", scenario, request, source, framing=framing)
+        found.__dict__.update(not_applicable="", body=body, expected=expected)
+        return found
 
     def with_body(self, body: bytes) -> Case:
         """The same case over other bytes, its expectation kept: a stream altered on purpose

@@ -24,8 +24,10 @@ from .commands import (
     conformance,
     doctor,
     matrix,
+    probe,
     publish,
     record,
+    report,
     scan,
     serve,
     synthesize,
@@ -60,7 +62,9 @@ COMMANDS: dict[str, Command] = {
         "serve": serve,
         "gateways": gateways,
         "scan": scan,
+        "probe": probe,
         "doctor": doctor,
+        "report": report,
     }.items()
 }
 

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .case import ROUTE, Case, CaseError, Filters, cases
-from .peers import CHAT, Factory, Implementation, Unavailable, builtin, reads
+from .peers import CHAT, Assembled, Factory, Implementation, Unavailable, builtin, reads
 from .peers.external import External, StartFailed, TimedOut, parse_spec
 from .peers.reference import Reference
 from .profiles import Suite
@@ -71,6 +71,9 @@ class Result:
     wire: str = CHAT
     #: The id of the case judged (`case.Case.id`).
     case: str = ""
+    #: What the implementation handed back (None when it raised or was skipped): the report
+    #: shows it beside the expected turn.
+    answer: Assembled | None = None
 
 
 @dataclass
@@ -85,6 +88,8 @@ class Matrix:
     never_started: list[str] = field(default_factory=list)
     #: What a column adds around the library it checks, as its program's handshake said.
     glue: dict[str, str] = field(default_factory=dict)
+    #: Every case judged, in order: the JSON report carries each one's stream and expectation.
+    cases: list[Case] = field(default_factory=list)
 
     @property
     def reference_failed(self) -> bool:
@@ -145,7 +150,20 @@ def run(
     found = cases(suite, filters or Filters())  # a filter naming nothing stops the run here
     _say(progress, "replaying the cassettes ... ")
     selected = _selected(found, matrix)
+    matrix.cases = selected
     _say(progress, f"{len(selected)} streams, {time.monotonic() - began:.0f} s\n")
+    return judge_all(implementations, selected, matrix, progress, column_budget)
+
+
+def judge_all(
+    implementations: Sequence[Implementation],
+    selected: Sequence[Case],
+    matrix: Matrix,
+    progress: TextIO | None = None,
+    column_budget: float = COLUMN_BUDGET,
+) -> Matrix:
+    """Every implementation on every case it reads, one column after another, into `matrix`
+    (the cases of the suite, or streams captured elsewhere: `toolcall probe`'s)."""
     total = len(implementations)
     for number, implementation in enumerate(implementations, start=1):
         began = time.monotonic()
@@ -228,7 +246,7 @@ def _column(
         except Exception as exc:
             answer = exc
         verdict = judge(case.expected, answer)
-        column.append(_result(implementation, case, verdict))
+        column.append(_result(implementation, case, verdict, answer))
         timeouts = timeouts + 1 if isinstance(answer, TimedOut) else 0
         if isinstance(answer, StartFailed):
             cut_off = f"the program did not start again: {answer}"
@@ -242,8 +260,11 @@ def _column(
     return column
 
 
-def _result(implementation: Implementation, case: Case, verdict: Verdict) -> Result:
-    return Result(implementation.name, row(case), case.scenario, verdict, case.wire, case.id)
+def _result(
+    implementation: Implementation, case: Case, verdict: Verdict, answer: object = None
+) -> Result:
+    kept = answer if isinstance(answer, Assembled) else None
+    return Result(implementation.name, row(case), case.scenario, verdict, case.wire, case.id, kept)
 
 
 def _say(progress: TextIO | None, text: str) -> None:

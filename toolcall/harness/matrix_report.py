@@ -14,13 +14,16 @@ that code too.
 
 from __future__ import annotations
 
+import json
 import platform
 import textwrap
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
+from .case import Case
 from .matrix import SKIPPED, Matrix, Result
-from .peers import CHAT
+from .peers import CHAT, Call
 from .peers.external import escaped
 
 #: The terminal width the text report fits (an ordinary terminal is 100 columns or wider).
@@ -241,10 +244,56 @@ def document(matrix: Matrix) -> dict[str, Any]:
                 "scenario": r.scenario,
                 "verdict": r.verdict.label,
                 "reason": r.verdict.reason,
+                "wire": r.wire,
+                "id": r.case or f"{r.provider}/{r.scenario}",
+                "answer": _answer(r),
             }
             for r in matrix.results
         ],
+        "cases": [_case(case) for case in matrix.cases],
         "not_applicable": [
             {"provider": p, "scenario": s, "reason": why} for p, s, why in matrix.not_applicable
         ],
+    }
+
+
+#: The most of a case's body the JSON carries (a recording can run to megabytes); the case page
+#: says how much was left out, and `toolcall case ID` shows it whole.
+BODY_LIMIT = 64 * 1024
+
+
+def _answer(result: Result) -> dict[str, Any] | None:
+    """The implementation's answer (its calls, or the error it reported), None when it gave
+    none (a crash or a skipped cell: the reason says why)."""
+    if result.answer is None:
+        return None
+    return {"calls": _calls(result.answer.calls), "error": result.answer.error}
+
+
+def _calls(calls: Sequence[Call]) -> list[dict[str, str]]:
+    return [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in calls]
+
+
+def _case(case: Case) -> dict[str, Any]:
+    """One case as the report's case page shows it: where it came from, its stream (up to
+    `BODY_LIMIT` bytes) and what a correct implementation answers."""
+    expected = case.expected
+    if expected.truncated:
+        error: str | None = f"the cut is reported ({expected.cut_said} or the stream's end)"
+    else:
+        error = expected.error
+    return {
+        "id": case.id,
+        "provider": case.provider,
+        "scenario": case.scenario,
+        "wire": case.wire,
+        "framing": case.framing,
+        "route": case.route,
+        "kind": case.kind,
+        "provenance": json.loads(
+            json.dumps({"source": case.source, **case.provenance}, default=str)
+        ),
+        "expected": {"calls": _calls(expected.calls), "error": error},
+        "body": case.body[:BODY_LIMIT].decode("utf-8", "backslashreplace"),
+        "body_bytes": len(case.body),
     }

@@ -219,6 +219,6 @@ def test_request_is_the_wires_own(provider, cell, wire, shape, text) -> None:  #
 
 
 def test_a_request_the_wire_cannot_word_is_an_error() -> None:
-    chat = {"model": "m", "messages": [{"role": "assistant", "content": "x"}], "tools": []}
-    with pytest.raises(synthesize.SynthesisError, match="only system and user"):
+    chat = {"model": "m", "messages": [{"role": "function", "content": "x"}], "tools": []}
+    with pytest.raises(synthesize.SynthesisError, match="only system, user, assistant and tool"):
         synthesize.wire_request("anthropic", chat)

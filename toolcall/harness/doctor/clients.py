@@ -12,19 +12,17 @@ in; a cut stream's is the one the gateways report gives, `gateways.workarounds.C
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import toolcall
 
-from .. import streams
+from .. import matrix, streams
+from ..case import Case
 from ..gateways.workarounds import CUT_CHECK
-from ..matrix import roster
-from ..peers import Call, Implementation, Stream, reads
-from ..replay import no_network
-from ..verdict import PASS, Expected, judge
+from ..peers import Call, Implementation
+from ..verdict import PASS, Expected
 from .codes import error_code
 from .reading import Reading
 
@@ -54,7 +52,7 @@ def implementations(
     names: Sequence[str], externals: Sequence[str], timeout: float
 ) -> tuple[list[Implementation], dict[str, str]]:
     """The implementations to run and the ones that cannot run here (`matrix.roster`)."""
-    return roster(names or None, externals, timeout=timeout)
+    return matrix.roster(names or None, externals, timeout=timeout)
 
 
 def expected(reading: Reading) -> Expected:
@@ -99,30 +97,18 @@ def judge_all(
     request: Mapping[str, Any],
     framing: str,
 ) -> list[ClientVerdict]:
-    """Each implementation that reads the wire, its verdict on the body."""
-    want = expected(reading)
-    wire = reading.wire
+    """Each implementation that reads the wire, its verdict on the body: the capture is one
+    case of the matrix's own loop (`matrix.judge_all`), as the probe's captures are."""
+    case = Case.captured(
+        "doctor", reading.wire, "capture", request, body, expected(reading), "", framing
+    )
+    judged = matrix.judge_all(implementations, [case], matrix.Matrix())
+    versions = dict(judged.implementations)
     verdicts = []
-    for implementation in implementations:
-        if not reads(implementation, wire, framing):
-            continue
-        answer: Any
-        try:
-            with no_network(loopback=True):
-                answer = implementation.assemble(Stream(wire, body, copy.deepcopy(dict(request))))
-        except Exception as exc:  # a crash is the verdict, never the doctor's failure
-            answer = exc
-        finally:
-            close = getattr(implementation, "close", None)
-            if callable(close):
-                close()
-        verdict = judge(want, answer)
-        fix = "" if verdict.passed else fix_for(verdict.label, implementation.name, reading)
-        verdicts.append(
-            ClientVerdict(
-                implementation.name, implementation.version, verdict.label, verdict.reason, fix
-            )
-        )
+    for result in judged.results:
+        verdict, name = result.verdict, result.implementation
+        fix = "" if verdict.passed else fix_for(verdict.label, name, reading)
+        verdicts.append(ClientVerdict(name, versions[name], verdict.label, verdict.reason, fix))
     return verdicts
 
 

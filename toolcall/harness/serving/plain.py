@@ -168,6 +168,10 @@ def _sample(schema: Any) -> Any:
         return schema["enum"][0]
     kind = schema.get("type", "object")
     kind = kind[0] if isinstance(kind, list) and kind else kind
+    if kind == "array":
+        return _array(schema)
+    if kind in ("integer", "number"):
+        return _number(schema, _SAMPLES[kind])
     if kind != "object":
         return _SAMPLES.get(str(kind), "Paris")
     properties = schema.get("properties")
@@ -175,6 +179,27 @@ def _sample(schema: Any) -> Any:
     if not isinstance(properties, Mapping) or not isinstance(required, list):
         return {}
     return {name: _sample(properties.get(name)) for name in required if isinstance(name, str)}
+
+
+def _array(schema: Mapping[str, Any]) -> list[Any]:
+    """As few items as `minItems` asks (distinct where the items are an enum)."""
+    count = schema.get("minItems", 0)
+    count = count if isinstance(count, int) and count > 0 else 0
+    items = schema.get("items")
+    if isinstance(items, Mapping) and isinstance(items.get("enum"), list):
+        return list(items["enum"][:count])
+    return [_sample(items) for _ in range(count)]
+
+
+def _number(schema: Mapping[str, Any], sample: Any) -> Any:
+    """The sample, raised to the schema's minimum (past an exclusive one) when below it."""
+    low = schema.get("minimum")
+    above = schema.get("exclusiveMinimum")
+    if isinstance(above, (int, float)) and not isinstance(above, bool) and sample <= above:
+        sample = above + 1
+    if isinstance(low, (int, float)) and not isinstance(low, bool) and sample < low:
+        sample = low
+    return sample
 
 
 def _limit(wire: str, request: Mapping[str, Any]) -> int | None:

@@ -77,30 +77,40 @@ _AUTO: dict[str, Any] = {
     "anthropic": {"type": "auto"},
     "gemini": {"functionCallingConfig": {"mode": "AUTO"}},
 }
+#: What `reasoning_effort` (chat's way to ask for reasoning) is on each other wire.
+_THINK: dict[str, tuple[str, Any]] = {
+    "responses": ("reasoning", {"effort": "low", "summary": "auto"}),
+    "anthropic": ("thinking", {"type": "enabled", "budget_tokens": 1024}),
+    "ollama": ("think", True),
+}
 
 
 def wire_request(wire: str, chat: Mapping[str, Any]) -> dict[str, Any]:
-    """The scenario's chat request in the wire's own words: the same system prompt, user turn,
-    tools and tool choice (chat-only options such as `stream_options` have no counterpart)."""
+    """The scenario's chat request in the wire's own words: the same system prompt, turns
+    (an assistant turn's calls and the tools' results included), tools, tool choice, token
+    limit and ask for reasoning; chat-only options such as `stream_options` have no
+    counterpart. `stream` is kept as given (streamed when absent); Gemini says it in the path.
+    A message the wire cannot word is a `SynthesisError`."""
     system = "\n".join(str(m["content"]) for m in chat["messages"] if m["role"] == "system")
     turns = [m for m in chat["messages"] if m["role"] != "system"]
-    if any(m["role"] != "user" for m in turns):
-        raise SynthesisError(f"{wire}: only system and user messages are rendered as a request")
+    strange = [m["role"] for m in turns if m["role"] not in ("user", "assistant", "tool")]
+    if strange:
+        raise SynthesisError(f"{wire}: only system, user, assistant and tool messages are worded")
     functions = [t["function"] for t in chat.get("tools") or []]
-    if chat.get("tool_choice", "auto") != "auto":
-        raise SynthesisError(f"{wire}: only tool_choice auto is rendered as a request")
-    choice = _AUTO[wire]
+    choice = _choice(wire, chat.get("tool_choice", "auto"))
+    stream = chat.get("stream", True)
+    limit = chat.get("max_tokens") or chat.get("max_completion_tokens")
     if wire == "responses":
-        tools = [{"type": "function", **f} for f in functions]
-        return {
+        body: dict[str, Any] = {
             "model": chat["model"],
-            "stream": True,
+            "stream": stream,
             "instructions": system,
-            "input": turns,
-            "tools": tools,
+            "input": [item for m in turns for item in _responses_items(m)],
+            "tools": [{"type": "function", **f} for f in functions],
             "tool_choice": choice,
         }
-    if wire == "anthropic":
+        body.update({"max_output_tokens": limit} if limit else {})
+    elif wire == "anthropic":
         tools = [
             {
                 "name": f["name"],
@@ -109,21 +119,150 @@ def wire_request(wire: str, chat: Mapping[str, Any]) -> dict[str, Any]:
             }
             for f in functions
         ]
-        return {
+        body = {
             "model": chat["model"],
-            "max_tokens": 4096,
-            "stream": True,
+            "max_tokens": limit or 4096,
+            "stream": stream,
             "system": system,
-            "messages": turns,
+            "messages": _anthropic_messages(turns),
             "tools": tools,
             "tool_choice": choice,
         }
-    return {
+    elif wire == "ollama":
+        body = {
+            "model": chat["model"],
+            "stream": stream,
+            "messages": [*_system(system), *(_ollama_message(m) for m in turns)],
+            "tools": list(chat.get("tools") or []),
+        }
+        body.update({"options": {"num_predict": limit}} if limit else {})
+    else:
+        body = _gemini_request(system, turns, functions, choice, limit)
+    if chat.get("reasoning_effort") and wire in _THINK:
+        body[_THINK[wire][0]] = _THINK[wire][1]
+    elif chat.get("reasoning_effort"):
+        body.setdefault("generationConfig", {})["thinkingConfig"] = {"includeThoughts": True}
+    return body
+
+
+def _choice(wire: str, choice: Any) -> Any:
+    """Chat's `tool_choice` (`auto`, `required`, `none` or one function) in the wire's words."""
+    if wire == "ollama":
+        return None  # Ollama has no tool choice
+    if choice == "auto":
+        return _AUTO[wire]
+    named = choice["function"]["name"] if isinstance(choice, Mapping) else None
+    if wire == "responses":
+        return {"type": "function", "name": named} if named else choice
+    if wire == "anthropic":
+        kinds = {"required": {"type": "any"}, "none": {"type": "none"}}
+        return {"type": "tool", "name": named} if named else kinds[choice]
+    mode = "NONE" if choice == "none" else "ANY"
+    config: dict[str, Any] = {"mode": mode}
+    if named:
+        config["allowedFunctionNames"] = [named]
+    return {"functionCallingConfig": config}
+
+
+def _system(system: str) -> list[dict[str, Any]]:
+    return [{"role": "system", "content": system}] if system else []
+
+
+def _calls(message: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
+    """An assistant message's calls as (id, name, parsed arguments)."""
+    return [
+        (c["id"], c["function"]["name"], json.loads(c["function"]["arguments"] or "{}"))
+        for c in message.get("tool_calls") or []
+    ]
+
+
+def _responses_items(message: Mapping[str, Any]) -> list[dict[str, Any]]:
+    if message["role"] == "tool":
+        output = {"call_id": message["tool_call_id"], "output": message["content"]}
+        return [{"type": "function_call_output", **output}]
+    items: list[dict[str, Any]] = []
+    if message.get("content") or message["role"] == "user":
+        items.append({"role": message["role"], "content": message.get("content") or ""})
+    for call_id, name, arguments in _calls(message):
+        items.append(
+            {
+                "type": "function_call",
+                "call_id": call_id,
+                "name": name,
+                "arguments": json.dumps(arguments, ensure_ascii=False),
+            }
+        )
+    return items
+
+
+def _anthropic_messages(turns: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The turns as Messages: a call a `tool_use` block, the results of one round one user
+    message of `tool_result` blocks (the API wants them together)."""
+    out: list[dict[str, Any]] = []
+    for m in turns:
+        if m["role"] == "tool":
+            block = {
+                "type": "tool_result",
+                "tool_use_id": m["tool_call_id"],
+                "content": m["content"],
+            }
+            if out and out[-1]["role"] == "user" and isinstance(out[-1]["content"], list):
+                out[-1]["content"].append(block)
+            else:
+                out.append({"role": "user", "content": [block]})
+        elif m["role"] == "assistant":
+            blocks: list[dict[str, Any]] = (
+                [{"type": "text", "text": m["content"]}] if m.get("content") else []
+            )
+            blocks += [
+                {"type": "tool_use", "id": i, "name": n, "input": a} for i, n, a in _calls(m)
+            ]
+            out.append({"role": "assistant", "content": blocks})
+        else:
+            out.append({"role": "user", "content": m["content"]})
+    return out
+
+
+def _ollama_message(message: Mapping[str, Any]) -> dict[str, Any]:
+    if message["role"] == "tool":
+        return {"role": "tool", "content": message["content"], "tool_name": message.get("name", "")}
+    out: dict[str, Any] = {"role": message["role"], "content": message.get("content") or ""}
+    calls = _calls(message)
+    if calls:
+        out["tool_calls"] = [{"function": {"name": n, "arguments": a}} for _i, n, a in calls]
+    return out
+
+
+def _gemini_request(
+    system: str, turns: list[Mapping[str, Any]], functions: list[Any], choice: Any, limit: Any
+) -> dict[str, Any]:
+    names = {i: n for m in turns for i, n, _a in _calls(m)}
+    contents: list[dict[str, Any]] = []
+    for m in turns:
+        if m["role"] == "tool":
+            name = m.get("name") or names.get(m["tool_call_id"], "")
+            part = {"functionResponse": {"name": name, "response": {"result": m["content"]}}}
+            if (
+                contents
+                and contents[-1]["role"] == "user"
+                and "functionResponse" in contents[-1]["parts"][0]
+            ):
+                contents[-1]["parts"].append(part)
+            else:
+                contents.append({"role": "user", "parts": [part]})
+            continue
+        parts: list[dict[str, Any]] = [{"text": m["content"]}] if m.get("content") else []
+        parts += [{"functionCall": {"name": n, "args": a}} for _i, n, a in _calls(m)]
+        contents.append({"role": "model" if m["role"] == "assistant" else "user", "parts": parts})
+    body: dict[str, Any] = {
         "systemInstruction": {"parts": [{"text": system}]},
-        "contents": [{"role": "user", "parts": [{"text": m["content"]}]} for m in turns],
+        "contents": contents,
         "tools": [{"functionDeclarations": functions}],
         "toolConfig": choice,
     }
+    if limit:
+        body["generationConfig"] = {"maxOutputTokens": limit}
+    return body
 
 
 def render(suite: Suite, provider: Provider, cell: Cell, wire: str, shape: Shape) -> str:
