@@ -49,7 +49,7 @@ check: test
 ## conformance: replay every cassette offline; matrix on screen, JUnit + Markdown in reports/
 conformance: $(STAMP)
 	@mkdir -p reports
-	$(BIN)/python -m pytest -q tests/test_conformance.py $(PYTEST_FILTERS) \
+	$(BIN)/python -m pytest -q tests/conformance/test_conformance.py $(PYTEST_FILTERS) \
 		--junitxml=reports/conformance.xml --toolcall-report=reports/conformance.md \
 		--toolcall-json=reports/conformance.json
 
@@ -109,10 +109,10 @@ bench: $(PEERS_STAMP)
 	$(BIN)/python benchmarks/bench.py --markdown reports/bench.md
 
 ## fuzz: mutate real bodies for FUZZ_SECONDS (600); failures kept for make test to replay
-# On both JSON backends; a failing body is kept in tests/fuzz_corpus/, which `make test` replays.
+# On both JSON backends; a failing body is kept in tests/helpers/fuzz_corpus/, which `make test` replays.
 FUZZ_SECONDS ?= 600
 fuzz: $(STAMP)
-	$(BIN)/python -m tests.fuzzing --seconds $(FUZZ_SECONDS)
+	$(BIN)/python -m tests.helpers.fuzzing --seconds $(FUZZ_SECONDS)
 
 ## lint: ruff check and ruff format --check
 lint: $(STAMP)

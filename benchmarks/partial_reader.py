@@ -1,8 +1,8 @@
 """Feeding realistic arguments to `PartialArguments` in four-character fragments, with and
 without reading the view after each, beside pydantic-core parsing every prefix: the timings
 behind docs/SPEED.md's partial-view notes. `python benchmarks/partial_reader.py [KB ...]`
-prints them (64 and 1024 KB by default); tests/test_partial.py checks that both shapes read as
-`json.loads` reads them.
+prints them (64 and 1024 KB by default); tests/library/turn/test_partial.py checks that both
+shapes read as `json.loads` reads them.
 """
 
 from __future__ import annotations

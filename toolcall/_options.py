@@ -4,8 +4,8 @@
 same keywords (the JSON backend, the four limits, the wire, the HTTP status), and each keeps
 them in its signature, where a caller and `help()` see them. Behind the signatures they travel
 as one `ReadOptions`, so the one-call forms hand a builder one value rather than seven
-arguments in an order, and `tests/test_options.py` holds the five signatures to its fields and
-defaults: a keyword added to one and not the others fails there.
+arguments in an order, and `tests/library/test_options.py` holds the five signatures to its
+fields and defaults: a keyword added to one and not the others fails there.
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@ reference and the three example programs (`examples/external_assembler.py`, `.go
 the whole suite, per wire, with every verdict an example gets; and the size of the largest
 message a program is sent. Nothing in a
 section depends on the day, the machine or an installed SDK, so a test can make the same run and
-hold the docs to it (`tests/test_matrix_docs.py`); `--check` does the same from the command line.
+hold the docs to it (`tests/docs/test_matrix_docs.py`); `--check` does the same from the command
+line.
 
     python -m toolcall.harness.matrix.docs [--root .] [--check]
 """
@@ -121,8 +122,8 @@ def matrix_section(result: matrix.Matrix, shown: int = 3) -> str:
     lines = [
         *_wrapped(
             f"Over the suite's {len(_rows(result))} streams (`make matrix-docs` runs the reference "
-            "and the three examples and writes this; `tests/test_matrix_docs.py` makes the same "
-            "run and fails when this says otherwise):"
+            "and the three examples and writes this; `tests/docs/test_matrix_docs.py` makes the "
+            "same run and fails when this says otherwise):"
         ),
         "",
         "| column | program | " + " | ".join(WIRES) + " | all |",

@@ -80,9 +80,9 @@ _SCHEMA = format_schema("protocol.schema.json")
 #: line beyond this is a program gone wrong, stopped before it takes the harness's memory.
 MAX_LINE = 32 * 1024 * 1024
 #: The longest line the harness sends a program, its newline included: four times the largest
-#: `assemble` of the suite (DeepSeek's `long_arguments`, 2.8 MB), and `tests/test_matrix_docs.py`
-#: holds every message of the suite under it, so a program that sizes its line buffer for this
-#: reads every stream (docs/PROTOCOL.md).
+#: `assemble` of the suite (DeepSeek's `long_arguments`, 2.8 MB), and
+#: `tests/docs/test_matrix_docs.py` holds every message of the suite under it, so a program that
+#: sizes its line buffer for this reads every stream (docs/PROTOCOL.md).
 MAX_MESSAGE = 8 * 1024 * 1024
 #: How many lines, and how many bytes, a program may write ahead of the harness reading them.
 #: The protocol has one line per message, so more is a program flooding its output, stopped

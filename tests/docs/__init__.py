@@ -1,0 +1,1 @@
+"""Tests that run the README and docs/*.md as printed, and hold their citations and counts."""

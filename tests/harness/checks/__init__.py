@@ -1,0 +1,1 @@
+"""Tests of `toolcall.harness.checks`: the gate's findings and failure lines."""

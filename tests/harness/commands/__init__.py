@@ -1,0 +1,1 @@
+"""Tests of the commands (`toolcall.harness.commands`) as a user types them."""

@@ -1,0 +1,1 @@
+"""Tests of `toolcall doctor` (`toolcall.harness.doctor`)."""

@@ -1,0 +1,1 @@
+"""Tests of `toolcall gateways` (`toolcall.harness.gateways`)."""

@@ -1,0 +1,1 @@
+"""Tests of the peers (`toolcall.harness.peers`): SDK adapters and external programs."""

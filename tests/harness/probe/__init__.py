@@ -1,0 +1,1 @@
+"""Tests of `toolcall probe` (`toolcall.harness.probe`)."""

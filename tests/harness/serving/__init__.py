@@ -1,0 +1,1 @@
+"""Tests of `toolcall serve` (`toolcall.harness.serving`)."""

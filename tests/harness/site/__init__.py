@@ -1,0 +1,1 @@
+"""Tests of `toolcall report`, the static report site (`toolcall.harness.site`)."""

@@ -1,0 +1,1 @@
+"""Tests of the synthesized cassettes (`toolcall.harness.synthesize`)."""

@@ -1,0 +1,1 @@
+"""Tests of `toolcall._turn`: the turn, its events, findings and validation."""

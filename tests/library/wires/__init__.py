@@ -1,0 +1,1 @@
+"""Tests of `toolcall._wires`: each wire's reader."""

@@ -1,0 +1,2 @@
+"""Tests of the project as a whole: the Makefile, packaging, the import layers, the checkout guard,
+the bench."""
