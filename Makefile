@@ -89,7 +89,7 @@ gateways-docs: $(STAMP)
 
 ## matrix-docs: write the counts in docs/MATRIX.md and docs/PROTOCOL.md from a run (go, node)
 matrix-docs: $(STAMP)
-	$(BIN)/python -m toolcall.harness.matrix_docs
+	$(BIN)/python -m toolcall.harness.matrix.docs
 
 ## report: the report site from the last runs' JSON in reports/ into reports/site/
 # Reads what make conformance, make matrix and make gateways (and toolcall probe and doctor)

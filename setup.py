@@ -4,7 +4,7 @@ anywhere.
 The profiles, scenarios and cassettes live at the top of the repository, where people edit and
 review them; a wheel can only carry files inside a package, so `build_py` copies them to
 `toolcall/suite/` in the build tree. An editable install skips the copy: a checkout reads its own
-files (`toolcall.harness.locate`).
+files (`toolcall.harness.suite.locate`).
 """
 
 import shutil

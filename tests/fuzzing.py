@@ -54,7 +54,7 @@ from tests import wire_bodies
 from tests.outcomes import BACKENDS, outcome
 from toolcall import SSEDecoder
 from toolcall._framing.json_documents import DocumentDecoder
-from toolcall.harness import cassettes, recordings
+from toolcall.harness.suite import cassettes, recordings
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(__file__).resolve().parent / "fuzz_corpus"

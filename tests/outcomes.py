@@ -4,7 +4,8 @@ The hostile-input tests and the fuzzer both ask whether two ways of reading the 
 JSON backends, the fast paths or the plain one, any split of the bytes) give one answer.
 An answer is the turn's `to_dict()` or the error's type and message; anything that is not a
 `ToolCallError` is not an answer, and propagates so that the test fails on it. With events on,
-the events must also tell the same turn (`toolcall.harness.event_check`), or the answer says so.
+the events must also tell the same turn (`toolcall.harness.checks.event_check`), or the answer
+says so.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from toolcall import Event, ToolCallError, TurnBuilder, TurnDone
 from toolcall._fast import enabled as fast_paths
-from toolcall.harness.event_check import event_problems
+from toolcall.harness.checks.event_check import event_problems
 
 BACKENDS = ("stdlib", "orjson")
 

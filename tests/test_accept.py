@@ -9,11 +9,13 @@ from typing import Any
 import pytest
 import yaml
 
-from toolcall.harness import accept, cassettes, cli, fingerprint
-from toolcall.harness.add_provider import add_provider
+from toolcall.harness import cli
 from toolcall.harness.checks import check_cell
-from toolcall.harness.profiles import ProfileError, Provider, Suite, load_suite
-from toolcall.harness.record import Recorded
+from toolcall.harness.recording import accept
+from toolcall.harness.recording.add_provider import add_provider
+from toolcall.harness.recording.record import Recorded
+from toolcall.harness.suite import cassettes, fingerprint
+from toolcall.harness.suite.profiles import ProfileError, Provider, Suite, load_suite
 
 
 def _recorded(suite: Suite, provider: Provider, scenario: str, **changed: Any) -> Recorded:

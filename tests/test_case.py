@@ -1,7 +1,8 @@
-"""The one case model (`toolcall.harness.case`): every kind of case listed in one order with the
-ids the reports and pytest show, every filter narrowing as the reports name things, a filter that
-names nothing refused in one line, each case checked by its kind's checks, and the reference
-passing every case it would be handed in the matrix, synthesized cells of every wire included."""
+"""The one case model (`toolcall.harness.suite.case`): every kind of case listed in one order
+with the ids the reports and pytest show, every filter narrowing as the reports name things, a
+filter that names nothing refused in one line, each case checked by its kind's checks, and the
+reference passing every case it would be handed in the matrix, synthesized cells of every wire
+included."""
 
 from __future__ import annotations
 
@@ -12,8 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from toolcall.harness import case as case_module
-from toolcall.harness.case import (
+from toolcall.harness.matrix.verdict import judge
+from toolcall.harness.peers.reference import Reference
+from toolcall.harness.reading.wires import NAMES as WIRES
+from toolcall.harness.recording.replay import ReplayError
+from toolcall.harness.suite import case as case_module
+from toolcall.harness.suite.case import (
     CELL,
     CUT,
     KINDS,
@@ -28,12 +33,8 @@ from toolcall.harness.case import (
     check,
     find,
 )
-from toolcall.harness.cassettes import CHAT
-from toolcall.harness.peers.reference import Reference
-from toolcall.harness.profiles import DIRECT, load_suite
-from toolcall.harness.replay import ReplayError
-from toolcall.harness.verdict import judge
-from toolcall.harness.wires import NAMES as WIRES
+from toolcall.harness.suite.cassettes import CHAT
+from toolcall.harness.suite.profiles import DIRECT, load_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = load_suite(ROOT)

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from toolcall.harness.case import find
 from toolcall.harness.cli import main
 from toolcall.harness.peers.external import assemble_message
-from toolcall.harness.profiles import format_schema, load_suite
+from toolcall.harness.suite.case import find
+from toolcall.harness.suite.profiles import format_schema, load_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 HARNESS = (ROOT / "docs" / "HARNESS.md").read_text(encoding="utf-8")

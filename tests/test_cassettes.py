@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from toolcall.harness import cassettes, cli
+from toolcall.harness import cli
 from toolcall.harness.checks import check_cell
-from toolcall.harness.profiles import load_suite
+from toolcall.harness.suite import cassettes
+from toolcall.harness.suite.profiles import load_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,4 +1,4 @@
-"""The conformance suite: one test per case of the suite (`toolcall.harness.case`), of every
+"""The conformance suite: one test per case of the suite (`toolcall.harness.suite.case`), of every
 kind: a provider x scenario cell on chat and on each wire it is synthesized on
 (`provider@wire-scenario`), a cassette recorded through a route (`provider@route-scenario`), a
 published recording (`provider/published/name`), a recording of another wire

@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 
 import toolcall
-from toolcall.harness import case, streams, wires
 from toolcall.harness.checks import check_cut
+from toolcall.harness.matrix.verdict import judge
 from toolcall.harness.peers import Assembled, Call
-from toolcall.harness.profiles import load_suite
-from toolcall.harness.verdict import judge
+from toolcall.harness.reading import streams, wires
+from toolcall.harness.suite import case
+from toolcall.harness.suite.profiles import load_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = load_suite(ROOT)
@@ -37,7 +38,7 @@ ENDINGS = {
 def source_body(cut: streams.Cut) -> bytes:
     if cut.recording is not None:
         return cut.recording.body()
-    from toolcall.harness import cassettes
+    from toolcall.harness.suite import cassettes
 
     return cassettes.response_body(cassettes.load(ROOT / cut.source))
 

@@ -22,13 +22,14 @@ from jsonschema import Draft202012Validator
 
 import toolcall
 from tests import wire_bodies
-from toolcall.harness import cli, wires
+from toolcall.harness import cli
 from toolcall.harness.cli import main
 from toolcall.harness.doctor import windows
 from toolcall.harness.doctor.capture import Capture
 from toolcall.harness.doctor.codes import CODES
 from toolcall.harness.doctor.reading import HEAD_KEPT, read
-from toolcall.harness.profiles import Suite, format_schema, load_suite
+from toolcall.harness.reading import wires
+from toolcall.harness.suite.profiles import Suite, format_schema, load_suite
 
 ROOT = Path(__file__).resolve().parent.parent
 CALLS: list[wire_bodies.Call] = [("get_weather", {"city": "Paris"}), ("get_time", {"tz": "UTC"})]

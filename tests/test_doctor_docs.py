@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from toolcall.harness import serving
-from toolcall.harness.profiles import load_suite
+from toolcall.harness.suite.profiles import load_suite
 
 #: A serve, three curl captures and three runs of the doctor, clients included: `make check`.
 pytestmark = pytest.mark.slow

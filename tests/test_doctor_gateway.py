@@ -22,7 +22,7 @@ from toolcall.harness.cli import main
 from toolcall.harness.gateways import process
 from toolcall.harness.gateways.known import LiteLLM, child_environment
 from toolcall.harness.gateways.run import Case, cases, send
-from toolcall.harness.profiles import load_suite
+from toolcall.harness.suite.profiles import load_suite
 
 pytestmark = pytest.mark.slow
 

@@ -17,13 +17,13 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from toolcall.harness import serving
-from toolcall.harness.case import PUBLISHED, WIRE_RECORDING, Filters, cases
 from toolcall.harness.doctor import compare
 from toolcall.harness.doctor.identify import UNKNOWN
 from toolcall.harness.doctor.opening import open_capture
 from toolcall.harness.doctor.report import Options, examine
-from toolcall.harness.profiles import format_schema, load_suite
-from toolcall.harness.recordings import Recording
+from toolcall.harness.suite.case import PUBLISHED, WIRE_RECORDING, Filters, cases
+from toolcall.harness.suite.profiles import format_schema, load_suite
+from toolcall.harness.suite.recordings import Recording
 
 pytestmark = pytest.mark.slow
 

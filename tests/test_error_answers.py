@@ -177,7 +177,7 @@ def test_the_async_forms_take_the_status_too(base_url: str) -> None:
 def test_toolcall_serve_faults_reach_the_caller_as_their_message() -> None:
     """`toolcall serve`'s simulated 429 and its 404 listing the scenarios, read as a user would."""
     from toolcall.harness import serving
-    from toolcall.harness.profiles import load_suite
+    from toolcall.harness.suite.profiles import load_suite
 
     with serving.serving(load_suite(ROOT)) as running, httpx.Client(timeout=10) as client:
         url = running.url("openai") + "/chat/completions"

@@ -30,7 +30,7 @@ from toolcall import (
     TurnDone,
 )
 from toolcall._calls.object_closer import ObjectCloser
-from toolcall.harness.event_check import event_problems
+from toolcall.harness.checks.event_check import event_problems
 
 from .outcomes import chunk, fragment, head, sse
 

@@ -38,8 +38,8 @@ from toolcall import (
 from toolcall._framing.json_documents import DocumentDecoder
 from toolcall._framing.ndjson import NDJSONDecoder
 from toolcall._json import backend
-from toolcall.harness import recordings
-from toolcall.harness.event_check import event_problems
+from toolcall.harness.checks.event_check import event_problems
+from toolcall.harness.suite import recordings
 
 CALLS: list[wire_bodies.Call] = [("add", {"a": 1}), ("multiply", {"b": 2})]
 

@@ -20,10 +20,12 @@ from typing import Any
 
 import pytest
 
-from toolcall.harness import cassettes, cli, recordings, structure, synthesize, wires
-from toolcall.harness.checks import check_cell, check_recording, where_to_fix
-from toolcall.harness.profiles import DIRECT, STRUCTURE, Suite, load_suite
-from toolcall.harness.replay import replay_own_request
+from toolcall.harness import cli, synthesize
+from toolcall.harness.checks import check_cell, check_recording, structure, where_to_fix
+from toolcall.harness.reading import wires
+from toolcall.harness.recording.replay import replay_own_request
+from toolcall.harness.suite import cassettes, recordings
+from toolcall.harness.suite.profiles import DIRECT, STRUCTURE, Suite, load_suite
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = load_suite(ROOT)

@@ -21,15 +21,16 @@ from typing import Any
 
 import pytest
 
-from toolcall.harness import matrix, matrix_report
-from toolcall.harness.case import Filters
-from toolcall.harness.cassettes import cassette_path, load, response_body
 from toolcall.harness.cli import main
-from toolcall.harness.matrix import Matrix, Result
+from toolcall.harness.matrix import run as matrix
+from toolcall.harness.matrix.run import Matrix, Result
+from toolcall.harness.matrix.verdict import Verdict
 from toolcall.harness.peers import CHAT, Stream, external, http_clients
 from toolcall.harness.peers.external import Crashed, External, StartFailed, TimedOut
-from toolcall.harness.profiles import load_suite
-from toolcall.harness.verdict import Verdict
+from toolcall.harness.reports import matrix as matrix_report
+from toolcall.harness.suite.case import Filters
+from toolcall.harness.suite.cassettes import cassette_path, load, response_body
+from toolcall.harness.suite.profiles import load_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "external_assembler.py"

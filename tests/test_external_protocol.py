@@ -17,8 +17,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from toolcall.harness import matrix, matrix_report
-from toolcall.harness.case import Filters
+from toolcall.harness.matrix import run as matrix
 from toolcall.harness.peers import CHAT, Stream
 from toolcall.harness.peers.external import (
     CRASH_HEAD,
@@ -28,7 +27,9 @@ from toolcall.harness.peers.external import (
     assemble_message,
     crash_start,
 )
-from toolcall.harness.profiles import format_schema, load_suite
+from toolcall.harness.reports import matrix as matrix_report
+from toolcall.harness.suite.case import Filters
+from toolcall.harness.suite.profiles import format_schema, load_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 BODY = b'data: {"choices":[{"index":0,"delta":{}}]}\n\n'

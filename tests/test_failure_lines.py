@@ -16,11 +16,11 @@ from pathlib import Path
 import yaml
 
 from tests import stream_edit
-from toolcall.harness import cassettes
 from toolcall.harness.checks import Finding, Outcome, check_cell, check_recording, where_to_fix
-from toolcall.harness.conformance_report import summary, text
-from toolcall.harness.profiles import load_suite
-from toolcall.harness.recordings import discover
+from toolcall.harness.reports.conformance import summary, text
+from toolcall.harness.suite import cassettes
+from toolcall.harness.suite.profiles import load_suite
+from toolcall.harness.suite.recordings import discover
 
 ROOT = Path(__file__).resolve().parent.parent
 GEMINI_INDEX = "      index: {value: absent,"

@@ -11,10 +11,12 @@ from typing import Any
 
 import pytest
 
-from toolcall.harness import fingerprint, structure, walk, wires
-from toolcall.harness.case import expected_from_file
+from toolcall.harness.checks import structure
+from toolcall.harness.matrix.verdict import judge
 from toolcall.harness.peers import Assembled, Call
-from toolcall.harness.verdict import judge
+from toolcall.harness.reading import walk, wires
+from toolcall.harness.suite import fingerprint
+from toolcall.harness.suite.case import expected_from_file
 
 
 def body(*chunks: dict[str, Any], done: bool = True, comment: bool = False) -> bytes:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import toolcall
-from toolcall.harness.recordings import discover
+from toolcall.harness.suite.recordings import discover
 
 ROOT = Path(__file__).resolve().parents[1]
 

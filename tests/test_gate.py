@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from tests import stream_edit
-from toolcall.harness import cassettes
 from toolcall.harness.checks import Outcome, check_cell
-from toolcall.harness.profiles import ProfileError, load_suite
+from toolcall.harness.suite import cassettes
+from toolcall.harness.suite.profiles import ProfileError, load_suite
 
 
 def _edit_cassette(root: Path, provider: str, scenario: str, edit: Callable[..., object]) -> None:

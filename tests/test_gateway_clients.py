@@ -20,7 +20,7 @@ from toolcall.harness.gateways.clients import available
 from toolcall.harness.gateways.known import ByURL, Launch, PortkeyProviders, Route
 from toolcall.harness.gateways.run import Case, Clients, GatewayRun, cases, run_gateway
 from toolcall.harness.peers import Implementation
-from toolcall.harness.profiles import load_suite
+from toolcall.harness.suite.profiles import load_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = load_suite(ROOT)

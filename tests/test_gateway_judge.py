@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
-from toolcall.harness import cassettes, walk
 from toolcall.harness.gateways import judge
+from toolcall.harness.reading import walk
+from toolcall.harness.suite import cassettes
 
 ROOT = Path(__file__).resolve().parents[1]
 

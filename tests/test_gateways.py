@@ -19,11 +19,12 @@ from pathlib import Path
 import pytest
 
 from tests.gateway_relay import Rewrites, relaying
-from toolcall.harness import recordings, serving
+from toolcall.harness import serving
 from toolcall.harness.gateways import process, report
 from toolcall.harness.gateways.known import ByURL
 from toolcall.harness.gateways.run import GatewayRun, cases, run_gateway
-from toolcall.harness.profiles import load_suite
+from toolcall.harness.suite import recordings
+from toolcall.harness.suite.profiles import load_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = load_suite(ROOT)

@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from toolcall.harness import matrix, matrix_docs
-from toolcall.harness.matrix import Matrix, Result
+from toolcall.harness.matrix import docs as matrix_docs
+from toolcall.harness.matrix import run as matrix
+from toolcall.harness.matrix.run import Matrix, Result
+from toolcall.harness.matrix.verdict import PASS, Verdict
 from toolcall.harness.peers.external import LINE_READER_LIMIT, MAX_MESSAGE
-from toolcall.harness.profiles import load_suite
-from toolcall.harness.verdict import PASS, Verdict
+from toolcall.harness.suite.profiles import load_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 

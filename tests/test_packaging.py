@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from toolcall.harness import cli, locate
-from toolcall.harness.profiles import ProfileError
+from toolcall.harness import cli
+from toolcall.harness.suite import locate
+from toolcall.harness.suite.profiles import ProfileError
 
 ROOT = Path(__file__).resolve().parent.parent
 #: When this module was imported: a `build/` folder in the checkout newer than this was made by it.

@@ -17,10 +17,9 @@ from typing import Any
 import pytest
 
 import toolcall
-from toolcall.harness import matrix, matrix_report, streams, walk
-from toolcall.harness.case import CUT, WIRE_RECORDING, Filters, cases
-from toolcall.harness.cassettes import cassette_path, load, response_body
 from toolcall.harness.cli import main
+from toolcall.harness.matrix import run as matrix
+from toolcall.harness.matrix.verdict import PASS, Expected, judge
 from toolcall.harness.peers import CHAT, Assembled, Call, Implementation, Stream, reads
 from toolcall.harness.peers.external import (
     Crashed,
@@ -32,9 +31,12 @@ from toolcall.harness.peers.external import (
 )
 from toolcall.harness.peers.installed import require
 from toolcall.harness.peers.reference import Reference, sse_body
-from toolcall.harness.profiles import load_suite
-from toolcall.harness.recordings import JSON_ARRAY
-from toolcall.harness.verdict import PASS, Expected, judge
+from toolcall.harness.reading import streams, walk
+from toolcall.harness.reports import matrix as matrix_report
+from toolcall.harness.suite.case import CUT, WIRE_RECORDING, Filters, cases
+from toolcall.harness.suite.cassettes import cassette_path, load, response_body
+from toolcall.harness.suite.profiles import load_suite
+from toolcall.harness.suite.recordings import JSON_ARRAY
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "external_assembler.py"

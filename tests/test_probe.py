@@ -16,10 +16,12 @@ import pytest
 from jsonschema import Draft202012Validator
 
 import toolcall
-from toolcall.harness import cassettes, matrix, serving
+from toolcall.harness import serving
 from toolcall.harness.cli import COMMANDS, parser
+from toolcall.harness.matrix import run as matrix
 from toolcall.harness.probe import family, judges, runner, scenarios
-from toolcall.harness.profiles import Suite, load_suite
+from toolcall.harness.suite import cassettes
+from toolcall.harness.suite.profiles import Suite, load_suite
 
 from .probe_model import model_server
 

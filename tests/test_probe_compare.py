@@ -14,7 +14,7 @@ from jsonschema import Draft202012Validator
 from toolcall.harness import serving
 from toolcall.harness.cli import main
 from toolcall.harness.probe import compare
-from toolcall.harness.profiles import load_suite
+from toolcall.harness.suite.profiles import load_suite
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = load_suite(ROOT)

@@ -13,8 +13,8 @@ import pytest
 
 from toolcall.harness import serving
 from toolcall.harness.cli import COMMANDS, parser
-from toolcall.harness.profiles import load_suite
 from toolcall.harness.serving.faults import BY_NAME
+from toolcall.harness.suite.profiles import load_suite
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = load_suite(ROOT)

@@ -25,7 +25,7 @@ from toolcall.harness import serving
 from toolcall.harness.cli import main
 from toolcall.harness.gateways import process
 from toolcall.harness.gateways.known import LiteLLM, Route, child_environment
-from toolcall.harness.profiles import load_suite
+from toolcall.harness.suite.profiles import load_suite
 
 pytestmark = pytest.mark.slow
 

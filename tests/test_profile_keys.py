@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from toolcall.harness import cli
-from toolcall.harness.profiles import ProfileError, load_suite
+from toolcall.harness.suite.profiles import ProfileError, load_suite
 
 ROUTE = """  {name}:
     kind: gateway

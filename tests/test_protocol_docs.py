@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from toolcall.harness import matrix, verdict
+from toolcall.harness.matrix import run as matrix
+from toolcall.harness.matrix import verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 PROTOCOL = (ROOT / "docs" / "PROTOCOL.md").read_text(encoding="utf-8")

@@ -11,7 +11,7 @@ import pytest
 
 import toolcall
 from toolcall.harness import serving
-from toolcall.harness.profiles import load_suite
+from toolcall.harness.suite.profiles import load_suite
 
 openai = pytest.importorskip("openai")
 ROOT = Path(__file__).resolve().parents[1]

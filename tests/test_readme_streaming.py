@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from toolcall.harness import serving
-from toolcall.harness.profiles import load_suite
+from toolcall.harness.suite.profiles import load_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 SUITE = load_suite(ROOT)

@@ -21,9 +21,9 @@ from typing import Any
 import pytest
 
 from toolcall.harness import background
-from toolcall.harness.cassettes import CHAT
-from toolcall.harness.recordings import discover
-from toolcall.harness.wires import WIRE_PATHS
+from toolcall.harness.reading.wires import WIRE_PATHS
+from toolcall.harness.suite.cassettes import CHAT
+from toolcall.harness.suite.recordings import discover
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The path ending each wire is asked at, and the recording that answers it.

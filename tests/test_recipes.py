@@ -26,7 +26,7 @@ import pytest
 import yaml
 
 from toolcall.harness import cli, serving
-from toolcall.harness.profiles import load_suite
+from toolcall.harness.suite.profiles import load_suite
 
 #: Whole runs in a copy of the repository, each a minute: `make check` runs them.
 pytestmark = pytest.mark.slow

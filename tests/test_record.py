@@ -17,10 +17,12 @@ import pytest
 import yaml
 
 from tests import stream_edit
-from toolcall.harness import accept, background, cassettes, cli, secrets
+from toolcall.harness import background, cli
 from toolcall.harness.checks import check_cell
-from toolcall.harness.profiles import load_suite
-from toolcall.harness.record import RecordError, RecordOptions, model_problem, record_cell
+from toolcall.harness.recording import accept, secrets
+from toolcall.harness.recording.record import RecordError, RecordOptions, model_problem, record_cell
+from toolcall.harness.suite import cassettes
+from toolcall.harness.suite.profiles import load_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,7 +9,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from toolcall.harness.cli import main
-from toolcall.harness.profiles import format_schema
+from toolcall.harness.suite.profiles import format_schema
 
 ROOT = Path(__file__).resolve().parent.parent
 VALIDATOR = Draft202012Validator(format_schema("reports.schema.json"))

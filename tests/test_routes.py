@@ -21,10 +21,12 @@ import httpx
 import pytest
 from jsonschema import Draft202012Validator
 
-from toolcall.harness import accept, background, cli, conformance_report, roundtrip, serving
+from toolcall.harness import background, cli, serving
 from toolcall.harness.checks import check_cell, check_recording, check_route_cell
-from toolcall.harness.profiles import ProfileError, format_schema, load_routes, load_suite
-from toolcall.harness.recordings import discover
+from toolcall.harness.recording import accept, roundtrip
+from toolcall.harness.reports import conformance as conformance_report
+from toolcall.harness.suite.profiles import ProfileError, format_schema, load_routes, load_suite
+from toolcall.harness.suite.recordings import discover
 
 ROOT = Path(__file__).resolve().parent.parent
 #: A routing header's value long enough to be a credential: it must never be written or printed.

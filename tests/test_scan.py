@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from toolcall.harness import cassettes, secrets
+from toolcall.harness.recording import secrets
+from toolcall.harness.suite import cassettes
 
 OPENAI_KEY = "sk-proj-" + "A1b2C3d4" * 5
 GOOGLE_KEY = "AIza" + "SyB1c2D3e4F5g6H7i8J9k0L1m2N3o4P5q6"
@@ -68,7 +69,7 @@ LINE = 1_000_000
 PATIENCE = 300
 _SEARCH = """
 import sys
-from toolcall.harness import secrets
+from toolcall.harness.recording import secrets
 pattern = secrets.PATTERNS[sys.argv[1]]
 for piece in sys.argv[2:]:
     pattern.search((piece * ({line} // len(piece) + 1))[:{line}] + "!")

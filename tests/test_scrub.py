@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolcall.harness import scrub, secrets
+from toolcall.harness.recording import scrub, secrets
 
 KEY = "sk-" + "Loopback/Key-" + "0123456789"
 

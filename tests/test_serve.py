@@ -14,10 +14,11 @@ import httpx
 import pytest
 
 import toolcall
-from toolcall.harness import cassettes, recordings, serving
+from toolcall.harness import serving
 from toolcall.harness.peers import CHAT, Assembled, Stream, Unavailable, http_clients
 from toolcall.harness.peers.external import Crashed
-from toolcall.harness.profiles import load_suite
+from toolcall.harness.suite import cassettes, recordings
+from toolcall.harness.suite.profiles import load_suite
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = load_suite(ROOT)

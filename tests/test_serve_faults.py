@@ -21,8 +21,8 @@ import pytest
 
 import toolcall
 from toolcall.harness import cli, serving
-from toolcall.harness.profiles import load_suite
 from toolcall.harness.serving import faults, plain
+from toolcall.harness.suite.profiles import load_suite
 
 ROOT = Path(__file__).resolve().parent.parent
 WEATHER = {

@@ -13,10 +13,10 @@ import pytest
 
 from tests.test_serve_wires import SUITE, named
 from toolcall.harness import serving
+from toolcall.harness.reading.wires import objects
 from toolcall.harness.serving.plain import TEXT
 from toolcall.harness.serving.render import gemini_whole
 from toolcall.harness.serving.routes import unstreamed_gemini, wire_of
-from toolcall.harness.wires import objects
 
 TOOLS = [
     {

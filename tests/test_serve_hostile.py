@@ -19,9 +19,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from toolcall.harness import cassettes, cli, recordings, serving
-from toolcall.harness.profiles import load_suite
+from toolcall.harness import cli, serving
 from toolcall.harness.serving import input as serve_input
+from toolcall.harness.suite import cassettes, recordings
+from toolcall.harness.suite.profiles import load_suite
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = load_suite(ROOT)

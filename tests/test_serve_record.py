@@ -16,10 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from toolcall.harness import accept, cassettes, serving
+from toolcall.harness import serving
 from toolcall.harness.checks import check_cell
-from toolcall.harness.profiles import load_suite
-from toolcall.harness.record import Recorded, RecordOptions, record_cell
+from toolcall.harness.recording import accept
+from toolcall.harness.recording.record import Recorded, RecordOptions, record_cell
+from toolcall.harness.suite import cassettes
+from toolcall.harness.suite.profiles import load_suite
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -17,8 +17,8 @@ import pytest
 import toolcall
 from toolcall.harness import serving
 from toolcall.harness.checks import expectation_differences
-from toolcall.harness.profiles import load_suite
-from toolcall.harness.recordings import Recording, discover
+from toolcall.harness.suite.profiles import load_suite
+from toolcall.harness.suite.recordings import Recording, discover
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = load_suite(ROOT)

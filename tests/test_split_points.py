@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 
 import toolcall
-from toolcall.harness.recordings import Recording, discover
+from toolcall.harness.suite.recordings import Recording, discover
 
 ROOT = Path(__file__).resolve().parents[1]
 BACKENDS = ("auto", "stdlib")

@@ -21,8 +21,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 import toolcall
-from toolcall.harness import cassettes, fingerprint
-from toolcall.harness.profiles import Cell, ProfileError, Provider, Suite, load_suite
+from toolcall.harness.suite import cassettes, fingerprint
+from toolcall.harness.suite.profiles import Cell, ProfileError, Provider, Suite, load_suite
 from toolcall.harness.synthesize import (
     SynthesisError,
     cassette_text,

@@ -16,10 +16,12 @@ import pytest
 import yaml
 
 import toolcall
-from toolcall.harness import cassettes, recordings, synthesize, wires
-from toolcall.harness.cassettes import CHAT, cassette_path
+from toolcall.harness import synthesize
 from toolcall.harness.checks import check_cell, cross_wire
-from toolcall.harness.profiles import ProfileError, load_suite
+from toolcall.harness.reading import wires
+from toolcall.harness.suite import cassettes, recordings
+from toolcall.harness.suite.cassettes import CHAT, cassette_path
+from toolcall.harness.suite.profiles import ProfileError, load_suite
 from toolcall.harness.synthesize import (
     Shape,
     Unshown,

@@ -252,7 +252,7 @@ def test_fast_path_equals_full_decoding(
 def test_learning_is_used_on_a_real_cassette(monkeypatch: pytest.MonkeyPatch) -> None:
     from pathlib import Path
 
-    from toolcall.harness import cassettes
+    from toolcall.harness.suite import cassettes
 
     root = Path(__file__).resolve().parents[1] / "cassettes"
     body = cassettes.response_body(cassettes.load(root / "openai" / "long_arguments.yaml"))

@@ -371,7 +371,7 @@ def test_the_suite_finds_markup_left_in_a_cell_s_text(family: str) -> None:
     from pathlib import Path
 
     from toolcall.harness.checks import check_turn
-    from toolcall.harness.profiles import load_suite
+    from toolcall.harness.suite.profiles import load_suite
 
     suite = load_suite(Path(__file__).resolve().parents[1])
     cell = suite.providers["openai"].cells["text_only"]
@@ -386,7 +386,7 @@ def test_the_fix_for_markup_in_a_recorded_cell_s_text_is_the_server_s() -> None:
     from pathlib import Path
 
     from toolcall.harness.checks import Finding, where_to_fix
-    from toolcall.harness.profiles import load_suite
+    from toolcall.harness.suite.profiles import load_suite
 
     suite = load_suite(Path(__file__).resolve().parents[1])
     provider = suite.providers["openai"]

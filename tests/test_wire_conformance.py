@@ -13,11 +13,11 @@ import pytest
 from jsonschema import Draft202012Validator
 
 import toolcall
-from toolcall.harness import conformance_report
 from toolcall.harness.checks import check_recording, cross_wire
 from toolcall.harness.cli import main
-from toolcall.harness.profiles import format_schema, load_suite
-from toolcall.harness.recordings import discover, selected
+from toolcall.harness.reports import conformance as conformance_report
+from toolcall.harness.suite.profiles import format_schema, load_suite
+from toolcall.harness.suite.recordings import discover, selected
 
 ROOT = Path(__file__).resolve().parents[1]
 VALIDATOR = Draft202012Validator(format_schema("reports.schema.json"))

@@ -16,8 +16,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from toolcall.harness import matrix, recordings
-from toolcall.harness.case import WIRE_RECORDING, Case, Filters, cases
+from toolcall.harness.matrix import run as matrix
+from toolcall.harness.matrix.verdict import PASS, judge
 from toolcall.harness.peers import (
     CHAT,
     Assembled,
@@ -28,9 +28,10 @@ from toolcall.harness.peers import (
     reads,
 )
 from toolcall.harness.peers.reference import Reference
-from toolcall.harness.profiles import load_suite
-from toolcall.harness.recordings import JSON_ARRAY
-from toolcall.harness.verdict import PASS, judge
+from toolcall.harness.suite import recordings
+from toolcall.harness.suite.case import WIRE_RECORDING, Case, Filters, cases
+from toolcall.harness.suite.profiles import load_suite
+from toolcall.harness.suite.recordings import JSON_ARRAY
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -223,8 +224,8 @@ def test_a_registered_body_is_served_at_its_wire_path_only() -> None:
 def test_the_terminal_gives_the_wire_rows_a_grid_of_their_own_that_fits() -> None:
     """Thirteen columns would not fit 100 characters in one grid; chat rows show the chat
     readers' columns, wire rows the wire readers', each numbered as in the list above."""
-    from toolcall.harness import matrix_report
-    from toolcall.harness.verdict import Verdict
+    from toolcall.harness.matrix.verdict import Verdict
+    from toolcall.harness.reports import matrix as matrix_report
 
     chat = [f"chat-peer-{n}" for n in range(7)]
     wire = [f"wire-peer-{n}" for n in range(6)]

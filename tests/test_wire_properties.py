@@ -24,7 +24,7 @@ from tests.json_values import json_values
 from tests.outcomes import outcome
 from tests.wire_bodies import WIRES
 from toolcall import Event, TurnBuilder, TurnDone
-from toolcall.harness.event_check import event_problems
+from toolcall.harness.checks.event_check import event_problems
 
 values = json_values(floats=st.floats(allow_nan=False, allow_infinity=False, width=32), text=12)
 names = st.from_regex(r"[a-z][a-z_]{0,10}", fullmatch=True)

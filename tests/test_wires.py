@@ -28,9 +28,9 @@ from tests.outcomes import BACKENDS, outcome
 from tests.test_citations import facts_sections
 from toolcall import ToolCallDone, Turn, TurnBuilder, TurnDone
 from toolcall.harness.checks import expectation_differences
-from toolcall.harness.event_check import event_problems
-from toolcall.harness.profiles import load_suite
-from toolcall.harness.recordings import Recording, discover, offer_problems, sha256
+from toolcall.harness.checks.event_check import event_problems
+from toolcall.harness.suite.profiles import load_suite
+from toolcall.harness.suite.recordings import Recording, discover, offer_problems, sha256
 
 ROOT = Path(__file__).resolve().parents[1]
 RECORDINGS = [r for r in discover(ROOT / "cassettes") if r.wire != "chat"]

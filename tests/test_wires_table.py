@@ -1,4 +1,4 @@
-"""The harness's wire table (`toolcall.harness.wires`) and its one body reader.
+"""The harness's wire table (`toolcall.harness.reading.wires`) and its one body reader.
 
 Every row is held to the library's own table and to the modules that use its fields; the
 reader is held, on every recording of every wire, to giving the body back byte for byte and to
@@ -17,9 +17,11 @@ import pytest
 import toolcall
 from tests import wire_bodies
 from toolcall import _wires as library
-from toolcall.harness import peers, recordings, streams, wires
-from toolcall.harness.cassettes import CHAT
+from toolcall.harness import peers
+from toolcall.harness.reading import streams, wires
 from toolcall.harness.serving import routes
+from toolcall.harness.suite import recordings
+from toolcall.harness.suite.cassettes import CHAT
 from toolcall.harness.synthesize import copies
 
 ROOT = Path(__file__).parents[1]

@@ -17,7 +17,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import recordings
 from .commands import (
     add_provider,
     case,
@@ -33,8 +32,9 @@ from .commands import (
     synthesize,
 )
 from .gateways import command as gateways
-from .locate import require_checkout, suite_root
-from .profiles import ProfileError, Suite, load_suite
+from .suite import recordings
+from .suite.locate import require_checkout, suite_root
+from .suite.profiles import ProfileError, Suite, load_suite
 
 
 @dataclass(frozen=True)

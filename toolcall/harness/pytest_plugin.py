@@ -35,8 +35,8 @@ import pytest
 from . import missing_extra
 
 if TYPE_CHECKING:
-    from .case import Case
     from .checks import Outcome
+    from .suite.case import Case
 
 #: The outcomes checked in this process, each with its test's place in the collection.
 _OUTCOMES = pytest.StashKey[list[tuple[int, "Outcome"]]]()

@@ -2,7 +2,7 @@
 
 Kept apart from `pytest_plugin`, which pytest imports in every project that installs the package:
 this module needs the `harness` extra (YAML, jsonschema, vcrpy), the plugin module must not.
-The data comes from the checkout the tests run in, or from the package (`harness.locate`).
+The data comes from the checkout the tests run in, or from the package (`harness.suite.locate`).
 """
 
 from __future__ import annotations
@@ -14,14 +14,15 @@ from typing import Any
 
 import pytest
 
-from . import conformance_report, recordings
-from .case import Case, CaseError, Filters, cases, check
 from .checks import Outcome
-from .locate import suite_root
+from .matrix.verdict import judge
 from .peers import CHAT
 from .peers.external import Crashed, read_document
-from .profiles import ProfileError, Suite, load_suite
-from .verdict import judge
+from .reports import conformance as conformance_report
+from .suite import recordings
+from .suite.case import Case, CaseError, Filters, cases, check
+from .suite.locate import suite_root
+from .suite.profiles import ProfileError, Suite, load_suite
 
 _SUITE = pytest.StashKey[Suite]()
 

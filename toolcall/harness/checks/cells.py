@@ -20,12 +20,14 @@ from typing import Any
 import toolcall
 from toolcall import ToolCallError, Turn
 
-from .. import cassettes, fingerprint, recordings, synthesize, wires
-from ..cassettes import CHAT, ROUTES, cassette_path
-from ..event_check import assemble_with_events
-from ..profiles import Cell, Provider, Suite
-from ..replay import ReplayError, replay, replay_own_request
+from .. import synthesize
+from ..reading import wires
+from ..recording.replay import ReplayError, replay, replay_own_request
+from ..suite import cassettes, fingerprint, recordings
+from ..suite.cassettes import CHAT, ROUTES, cassette_path
+from ..suite.profiles import Cell, Provider, Suite
 from . import cross_wire, where_to_fix
+from .event_check import assemble_with_events
 from .outcome import Finding, Outcome
 from .turns import check_turn, splits
 

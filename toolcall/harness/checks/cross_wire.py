@@ -18,8 +18,8 @@ from typing import Any
 import toolcall
 from toolcall import ToolCallError, Turn
 
-from .. import cassettes, recordings
-from ..profiles import Suite, WireOffer
+from ..suite import cassettes, recordings
+from ..suite.profiles import Suite, WireOffer
 from .outcome import Finding, differences
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from toolcall import ToolCallError, TruncatedError
 
-from .. import recordings
-from ..event_check import assemble_with_events
-from ..profiles import Suite
-from ..streams import Cut
+from ..reading.streams import Cut
+from ..suite import recordings
+from ..suite.profiles import Suite
+from .event_check import assemble_with_events
 from .outcome import Finding, Outcome
 from .turns import splits
 

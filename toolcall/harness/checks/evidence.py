@@ -23,13 +23,15 @@ from typing import Any
 
 from toolcall import ToolCallError, Turn, TurnBuilder
 
-from .. import fingerprint, recordings, structure, synthesize, wires
-from ..cassettes import CHAT
-from ..event_check import assemble_with_events
-from ..profiles import STRUCTURE, Provider, Route, Suite
-from ..recordings import Recording
-from ..replay import ReplayError, replay_own_request
-from . import cross_wire, where_to_fix
+from .. import synthesize
+from ..reading import wires
+from ..recording.replay import ReplayError, replay_own_request
+from ..suite import fingerprint, recordings
+from ..suite.cassettes import CHAT
+from ..suite.profiles import STRUCTURE, Provider, Route, Suite
+from ..suite.recordings import Recording
+from . import cross_wire, structure, where_to_fix
+from .event_check import assemble_with_events
 from .outcome import Finding, Outcome, differences
 from .turns import error_kind, expectation_differences, expectation_of, judged_expectation, splits
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cassettes import CHAT
-from ..profiles import DIRECT
+from ..suite.cassettes import CHAT
+from ..suite.profiles import DIRECT
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from jsonschema.exceptions import ValidationError
 from toolcall import ProviderError, ToolCallError, TruncatedError, Turn
 from toolcall.schema import ToolSchemas
 
-from ..profiles import Cell, Suite, format_schema
+from ..suite.profiles import Cell, Suite, format_schema
 from .outcome import Finding, differences
 
 #: Bodies up to this size are also fed one byte at a time; larger ones byte by byte at both ends

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import yaml
 
-from ..cassettes import CHAT, cassette_path
-from ..profiles import Cell, Provider, Suite
-from ..recordings import Recording
+from ..suite.cassettes import CHAT, cassette_path
+from ..suite.profiles import Cell, Provider, Suite
+from ..suite.recordings import Recording
 from .outcome import Finding
 
 #: Checks whose failure is the library's (or a cassette it cannot read), whatever the cassette.

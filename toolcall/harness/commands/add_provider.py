@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..profiles import Suite
+from ..suite.profiles import Suite
 
 HELP = "append a new provider's profile to providers.yaml, ready to record"
 WRITES = True
@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(suite: Suite, args: argparse.Namespace) -> int:
     """Write the profile, then say the next two steps."""
-    from ..add_provider import add_provider
+    from ..recording.add_provider import add_provider
 
     path = add_provider(
         suite, args.name, base_url=args.base_url, key_env=args.key_env, model=args.model

@@ -17,11 +17,11 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..profiles import Suite
+from ..suite.profiles import Suite
 
 if TYPE_CHECKING:
-    from ..case import Case
-    from ..verdict import Expected
+    from ..matrix.verdict import Expected
+    from ..suite.case import Case
 
 HELP = "show one case: what it is, where it comes from, its stream and the expected answer"
 WRITES = False
@@ -59,8 +59,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(suite: Suite, args: argparse.Namespace) -> int:
     """Exit 2 for an id no case has (raised as a `FilterError`), 1 for a case whose stream or
     expectation cannot be made, else 0."""
-    from ..case import CaseError, Filters, cases, find
     from ..peers.external import assemble_message, escaped
+    from ..suite.case import CaseError, Filters, cases, find
 
     if args.list:
         for listed in cases(suite, Filters(case=args.id)):
@@ -151,7 +151,7 @@ def _expected(expected: Expected) -> list[str]:
 
 def _events(case: Case, count: int) -> list[str]:
     """The stream's first `count` decoded events (all with 0), one a line."""
-    from ..wires import UnreadableBody
+    from ..reading.wires import UnreadableBody
 
     body = case.body
     try:

@@ -8,10 +8,10 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..profiles import Suite
+from ..suite.profiles import Suite
 
 if TYPE_CHECKING:
-    from ..case import Filters
+    from ..suite.case import Filters
 
 
 def add_filters(parser: argparse.ArgumentParser) -> None:
@@ -46,7 +46,7 @@ def add_case_filters(parser: argparse.ArgumentParser) -> None:
 
 def filters_of(args: argparse.Namespace) -> Filters:
     """The filters `add_case_filters` read from the command line."""
-    from ..case import Filters
+    from ..suite.case import Filters
 
     return Filters(
         wire=args.wire,

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from .. import conformance_report
-from ..case import Filters, cases, check
 from ..checks.outcome import Outcome
-from ..profiles import Suite
+from ..reports import conformance as conformance_report
+from ..suite.case import Filters, cases, check
+from ..suite.profiles import Suite
 from .common import add_case_filters, filters_of, write_json, write_text
 
 HELP = "replay every cassette and print the matrix"

@@ -12,13 +12,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .. import wires
 from ..doctor import compare, render
 from ..doctor.capture import CaptureError
 from ..doctor.opening import open_capture
 from ..doctor.report import Options, dumps, examine
-from ..matrix import UnknownImplementation
-from ..profiles import Suite
+from ..matrix.run import UnknownImplementation
+from ..reading import wires
+from ..suite.profiles import Suite
 
 HELP = (
     "examine a captured stream (body, curl -i/-v, HAR, cassette): what it is, what is wrong, "

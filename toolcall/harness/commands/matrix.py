@@ -7,9 +7,9 @@ import os
 import sys
 from pathlib import Path
 
-from ..matrix import COLUMN_BUDGET
+from ..matrix.run import COLUMN_BUDGET
 from ..peers.external import DEFAULT_TIMEOUT
-from ..profiles import Suite
+from ..suite.profiles import Suite
 from .common import add_case_filters, filters_of, write_json, write_text
 
 HELP = "run every assembler (ours and its peers) over every cassette, side by side"
@@ -52,8 +52,10 @@ def run(suite: Suite, args: argparse.Namespace) -> int:
     """Peers that fail are data (exit 0); exit 1 when the run broke, the reference failed or an
     external program never started. External programs run in the caller's directory, where the
     relative paths of their commands were written; progress goes to standard error."""
-    from .. import matrix, matrix_report, secrets
+    from ..matrix import run as matrix
     from ..peers.external import SpecError, environment_specs
+    from ..recording import secrets
+    from ..reports import matrix as matrix_report
 
     try:
         implementations, unavailable = matrix.roster(

@@ -14,12 +14,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from .. import matrix, peers, scrub, secrets
-from ..locate import require_checkout
+from .. import peers
+from ..matrix import run as matrix
 from ..peers.external import SpecError, environment_specs
 from ..probe import clients, compare, family, keep, report, scenarios, session
 from ..probe.runner import Budget, CannotRun, Endpoint, Runner
-from ..profiles import ProfileError, Suite
+from ..recording import scrub, secrets
+from ..suite.locate import require_checkout
+from ..suite.profiles import ProfileError, Suite
 from .common import shown, write_json, write_text
 from .record import PENDING
 

@@ -6,9 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from .. import recordings, wires
-from ..cassettes import CHAT
-from ..profiles import DIRECT, Suite
+from ..reading import wires
+from ..suite import recordings
+from ..suite.cassettes import CHAT
+from ..suite.profiles import DIRECT, Suite
 
 HELP = "bring a third party's published recording in as evidence (verbatim, with provenance)"
 WRITES = True

@@ -11,9 +11,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import accept
-from ..profiles import DIRECT, ProfileError, Suite
-from ..record import DEFAULT_DEADLINE, DEFAULT_MAX_BYTES, Recorded, RecordError, RecordOptions
+from ..recording import accept
+from ..recording.record import (
+    DEFAULT_DEADLINE,
+    DEFAULT_MAX_BYTES,
+    Recorded,
+    RecordError,
+    RecordOptions,
+)
+from ..suite.profiles import DIRECT, ProfileError, Suite
 from .common import add_filters, shown
 
 HELP = "record cassettes from the live API with your key"
@@ -156,7 +162,7 @@ def _header(given: str) -> tuple[str, str]:
 def _selected(suite: Suite, args: argparse.Namespace, options: RecordOptions) -> Run:
     """The cells to record, with those not applicable or without a key said and left out; a
     provider the options cannot reach is refused before anything is sent."""
-    from ..record import route_for
+    from ..recording.record import route_for
 
     done = Run()
     for provider, _scenario, cell in suite.cells(args.provider, args.scenario):
@@ -178,7 +184,7 @@ def _selected(suite: Suite, args: argparse.Namespace, options: RecordOptions) ->
 
 def _record_all(suite: Suite, args: argparse.Namespace, options: RecordOptions, done: Run) -> None:
     """Record each cell in turn, one line each; a cell that fails does not stop the others."""
-    from ..record import record_cell
+    from ..recording.record import record_cell
 
     label = f"@{args.route}" if args.route and args.route != DIRECT else ""
     for number, (provider, cell) in enumerate(done.todo, start=1):

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..profiles import Suite
+from ..suite.profiles import Suite
 
 HELP = "build the report site from the last runs' JSON (conformance, matrix, gateways, probes)"
 WRITES = False

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..profiles import Suite
+from ..suite.profiles import Suite
 
 HELP = "look for secrets in cassettes (fails on a hit)"
 WRITES = False
@@ -17,7 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(suite: Suite, args: argparse.Namespace) -> int:
     """Exit 1 on a hit; a hit names the file and line, never the secret."""
-    from .. import secrets
+    from ..recording import secrets
 
     paths: list[Path] = args.paths or [suite.cassettes]
     variables = [p.key_env for p in suite.providers.values()]

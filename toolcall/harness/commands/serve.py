@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..profiles import Suite
+from ..suite.profiles import Suite
 from .common import cannot_listen
 
 HELP = "a local OpenAI-compatible server answering from the cassettes"

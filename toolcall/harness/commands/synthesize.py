@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..profiles import Suite
+from ..suite.profiles import Suite
 from .common import add_filters
 
 HELP = "rewrite the synthesized cassettes"
@@ -18,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(suite: Suite, args: argparse.Namespace) -> int:
     """Write what was rendered, and say which cassettes were kept as evidence."""
-    from ..cassettes import cassette_path, evidence_kind
+    from ..suite.cassettes import cassette_path, evidence_kind
     from ..synthesize import SynthesisError, synthesize
 
     try:

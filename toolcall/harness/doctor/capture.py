@@ -24,8 +24,8 @@ from typing import Any
 
 import yaml
 
-from .. import scrub, secrets
-from ..cassettes import SAFE_LOADER
+from ..recording import scrub, secrets
+from ..suite.cassettes import SAFE_LOADER
 
 GZIP_MAGIC = b"\x1f\x8b"
 #: Headers whose values are credentials, whatever they hold: never printed.

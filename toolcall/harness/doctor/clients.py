@@ -18,11 +18,12 @@ from typing import Any
 
 import toolcall
 
-from .. import matrix, streams
-from ..case import Case
 from ..gateways.workarounds import CUT_CHECK
+from ..matrix import run as matrix
+from ..matrix.verdict import PASS, Expected
 from ..peers import Call, Implementation
-from ..verdict import PASS, Expected
+from ..reading import streams
+from ..suite.case import Case
 from .codes import error_code
 from .reading import Reading
 

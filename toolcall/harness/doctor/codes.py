@@ -8,7 +8,7 @@ from typing import Any
 
 import toolcall
 
-from ..profiles import format_schema
+from ..suite.profiles import format_schema
 from .reading import Where
 
 SEVERITIES = ("error", "warning", "info")

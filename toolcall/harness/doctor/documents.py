@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .. import scrub
+from ..recording import scrub
 from .capture import Capture, CaptureError, body_of, json_request, load_yaml
 
 _STREAM_TYPES = ("event-stream", "ndjson", "x-json-stream", "jsonl")

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .. import recordings
-from ..case import PUBLISHED, WIRE_RECORDING, Filters, cases
-from ..profiles import Suite
+from ..suite import recordings
+from ..suite.case import PUBLISHED, WIRE_RECORDING, Filters, cases
+from ..suite.profiles import Suite
 from .codes import error_code
 from .opening import open_capture
 from .reading import read

@@ -19,8 +19,8 @@ from typing import Any
 
 import toolcall
 
-from .. import secrets
-from ..profiles import Suite
+from ..recording import secrets
+from ..suite.profiles import Suite
 from . import evidence, quirks
 from .codes import CODES, SEVERITIES, Finding, error_code
 from .identify import Identity

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from .. import fingerprint, wires
-from ..profiles import DIRECT, Suite
+from ..reading import wires
+from ..suite import fingerprint
+from ..suite.profiles import DIRECT, Suite
 from .capture import Capture
 from .reading import Reading
 

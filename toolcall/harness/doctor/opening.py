@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from .. import scrub
+from ..recording import scrub
 from .capture import GZIP_MAGIC, Capture, CaptureError
 from .documents import cassette_capture, har_capture
 

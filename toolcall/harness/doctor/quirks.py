@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import fingerprint
 from ..checks.where_to_fix import place
-from ..profiles import Suite
+from ..suite import fingerprint
+from ..suite.profiles import Suite
 from .codes import Finding
 
 #: (quirk, value) -> what it does to a client that does not expect it.

@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 import toolcall
 from toolcall._wires import framing_of, wire_of
 
-from .. import wires
+from ..reading import wires
 from .capture import Capture
 from .windows import Piece, pieces
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import toolcall
 
-from ..profiles import DIRECT, Suite
+from ..suite.profiles import DIRECT, Suite
 from . import clients, findings, request
 from .capture import Capture
 from .identify import UNKNOWN, Identity, identify

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from .. import wires
+from ..reading import wires
 
 WINDOW = 4 << 20
 #: A wire sent in each framing, to name the framing to `wires.events` (the events of a

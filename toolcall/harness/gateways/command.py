@@ -25,7 +25,7 @@ from typing import Any
 
 from .. import serving
 from ..commands.common import add_filters, cannot_listen
-from ..profiles import Suite
+from ..suite.profiles import Suite
 from . import clients, process, report
 from .known import ByURL, Gateway, builtin
 from .run import Clients, GatewayRun, cases, run_gateway

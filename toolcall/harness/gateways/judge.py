@@ -29,7 +29,8 @@ from typing import Any
 
 import toolcall
 
-from .. import fingerprint, walk, wires
+from ..reading import walk, wires
+from ..suite import fingerprint
 
 #: Request fields a gateway is expected to rewrite: it routes on `model` (an alias here) itself.
 ROUTING_FIELDS = frozenset({"model"})

@@ -20,9 +20,11 @@ from typing import Any
 
 import httpx
 
-from .. import cassettes, recordings, serving, wires
+from .. import serving
 from ..peers import Implementation, Unavailable
-from ..profiles import Cell, Provider, Suite
+from ..reading import wires
+from ..suite import cassettes, recordings
+from ..suite.profiles import Cell, Provider, Suite
 from . import judge, process
 from .clients import Answer, Verdict, answer, reference
 from .clients import judge as judge_client

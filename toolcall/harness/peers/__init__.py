@@ -21,8 +21,8 @@ from functools import cached_property
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, Protocol
 
-from ..cassettes import CHAT as CHAT
-from ..wires import objects
+from ..reading.wires import objects
+from ..suite.cassettes import CHAT as CHAT
 
 Chunk = Mapping[str, Any]
 

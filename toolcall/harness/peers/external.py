@@ -62,9 +62,9 @@ from typing import IO, Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from .. import scrub
-from ..profiles import format_schema
-from ..wires import UnreadableBody
+from ..reading.wires import UnreadableBody
+from ..recording import scrub
+from ..suite.profiles import format_schema
 from . import CHAT, Assembled, Call, Stream, first_line
 from .serving import serving
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 import toolcall
 
-from ..wires import JSON_ARRAY, NAMES
+from ..reading.wires import JSON_ARRAY, NAMES
 from . import Assembled, Call, Chunk, Stream
 
 

@@ -16,8 +16,8 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from ..reading.wires import WIRE_PATHS
 from ..serving.server import Running, start, stop
-from ..wires import WIRE_PATHS
 from . import Served, Stream
 
 BODY_HEADER = "X-Toolcall-Body"

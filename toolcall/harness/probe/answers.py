@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cassettes import CHAT
+from ..suite.cassettes import CHAT
 
 
 class Unreadable(ValueError):

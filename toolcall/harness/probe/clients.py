@@ -16,10 +16,12 @@ from typing import Any, TextIO
 
 import toolcall
 
-from .. import matrix, scrub, streams
-from ..case import Case
+from ..matrix import run as matrix
+from ..matrix.verdict import Expected
 from ..peers import Call, Implementation
-from ..verdict import Expected
+from ..reading import streams
+from ..recording import scrub
+from ..suite.case import Case
 from .runner import Exchange
 
 

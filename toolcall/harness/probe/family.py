@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from ..profiles import Provider, Suite
+from ..suite.profiles import Provider, Suite
 
 OTHER = "other"
 

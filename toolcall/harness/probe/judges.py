@@ -24,9 +24,10 @@ from jsonschema import Draft202012Validator
 
 import toolcall
 
-from .. import fingerprint, wires
-from ..cassettes import CHAT
-from ..profiles import Provider
+from ..reading import wires
+from ..suite import fingerprint
+from ..suite.cassettes import CHAT
+from ..suite.profiles import Provider
 from .answers import Answer, Unreadable, read
 from .runner import Exchange
 from .scenarios import Scenario, tools

@@ -21,10 +21,12 @@ from typing import Any
 
 import toolcall
 
-from .. import accept, cassettes, fingerprint, scrub, secrets, wires
-from ..cassettes import CHAT
-from ..profiles import Suite
-from ..record import Recorded
+from ..reading import wires
+from ..recording import accept, scrub, secrets
+from ..recording.record import Recorded
+from ..suite import cassettes, fingerprint
+from ..suite.cassettes import CHAT
+from ..suite.profiles import Suite
 from .runner import Exchange
 
 

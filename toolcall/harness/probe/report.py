@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .. import scrub
+from ..recording import scrub
 from .clients import Clients
 from .judges import CODES, FAILURE, NOTE, Finding
 from .session import Probe

@@ -19,8 +19,8 @@ from urllib.parse import quote, urlsplit, urlunsplit
 
 import httpx
 
-from .. import scrub
-from ..wires import WIRES
+from ..reading.wires import WIRES
+from ..recording import scrub
 
 #: A body may have this many bytes at most (a scenario's answer is a few kilobytes).
 MAX_BYTES = 16 * 1024 * 1024

@@ -18,10 +18,10 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..cassettes import CHAT
-from ..profiles import Suite
+from ..reading.wires import NAMES
+from ..suite.cassettes import CHAT
+from ..suite.profiles import Suite
 from ..synthesize import wire_request
-from ..wires import NAMES
 
 #: The wires a probe speaks: every wire of the table, chat completions first.
 WIRES = NAMES

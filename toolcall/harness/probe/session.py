@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..profiles import Provider
+from ..suite.profiles import Provider
 from . import scenarios as scenario_list
 from .judges import Finding, Seen, judge
 from .runner import BudgetSpent, Exchange, Runner

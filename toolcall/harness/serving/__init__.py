@@ -105,7 +105,7 @@ on each wire).
 
 from __future__ import annotations
 
-from ..wires import WIRE_PATHS, WirePath
+from ..reading.wires import WIRE_PATHS, WirePath
 from .capture import CAPTURE_PATH, CAPTURED, CAPTURED_BODY_BYTES, CAPTURED_DEPTH, Received
 from .catalogue import Catalogue, NoCassette
 from .routes import FAULT_SEGMENT, FAULTS, BadRoute, Route, route

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import cassettes, recordings
-from ..cassettes import CHAT, WIRES
-from ..profiles import Suite
-from ..recordings import Recording
-from ..wires import WIRE_PATHS
+from ..reading.wires import WIRE_PATHS
+from ..suite import cassettes, recordings
+from ..suite.cassettes import CHAT, WIRES
+from ..suite.profiles import Suite
+from ..suite.recordings import Recording
 from .capture import Captures, Received
 
 

@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..cassettes import CHAT
-from ..wires import NAMES
+from ..reading.wires import NAMES
+from ..suite.cassettes import CHAT
 from . import render
 from .plain import Plan, cut, halfway
 from .render import Event

@@ -20,8 +20,8 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any, Protocol, cast
 from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
 
-from ..cassettes import CHAT
-from ..wires import WIRE_PATHS, flushes, objects
+from ..reading.wires import WIRE_PATHS, flushes, objects
+from ..suite.cassettes import CHAT
 from . import input as serve_input
 from . import plain, render
 from .capture import CAPTURE_PATH, CAPTURED_BODY_BYTES, masked, parsed_or_none, received

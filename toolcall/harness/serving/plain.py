@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..cassettes import CHAT
+from ..suite.cassettes import CHAT
 
 #: The prefix of a model name that asks for a fault mode (`fault:markup-in-content`).
 MODEL_PREFIX = "fault:"

@@ -14,8 +14,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from ..cassettes import CHAT
-from ..wires import JSON_ARRAY, WIRES
+from ..reading.wires import JSON_ARRAY, WIRES
+from ..suite.cassettes import CHAT
 from .plain import Plan
 
 Event = dict[str, Any]

@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import SplitResult, parse_qs, unquote
 
-from .. import recordings
-from ..cassettes import CHAT
-from ..wires import WIRE_PATHS  # the one table of wires (paths among their facts)
+from ..reading.wires import WIRE_PATHS  # the one table of wires (paths among their facts)
+from ..suite import recordings
+from ..suite.cassettes import CHAT
 
 #: The transport faults a chat completions request may ask for (the package docstring says each).
 FAULTS = ("cut", "429", "500", "drip", "keepalive")

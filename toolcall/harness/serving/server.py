@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import quote
 
 from .. import background
-from ..profiles import Suite
+from ..suite.profiles import Suite
 from . import input as serve_input
 from .capture import Received
 from .catalogue import Catalogue

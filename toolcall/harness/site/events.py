@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .. import wires
+from ..reading import wires
 from .html import esc
 
 #: The JSON keys whose values decide an assembled turn, per wire.

@@ -19,7 +19,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, relevance
 
-from ..profiles import format_schema
+from ..suite.profiles import format_schema
 
 #: The fixed inputs: file name, the schema that describes it, and the `$defs` entry if any.
 FIXED = {

@@ -23,9 +23,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .. import cassettes
-from ..cassettes import CHAT
-from ..profiles import Cell, Provider, Suite, WireOffer
+from ..suite import cassettes
+from ..suite.cassettes import CHAT
+from ..suite.profiles import Cell, Provider, Suite, WireOffer
 from . import copies
 from .copies import Shape, Unshown, skeleton, structure_problems, wire_request
 from .templates import (

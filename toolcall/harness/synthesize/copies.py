@@ -30,9 +30,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .. import recordings, wires
-from ..cassettes import WIRES
-from ..profiles import Cell, Provider, Suite
+from ..reading import wires
+from ..suite import recordings
+from ..suite.cassettes import WIRES
+from ..suite.profiles import Cell, Provider, Suite
 from .templates import SynthesisError, cut, generate
 
 

@@ -107,7 +107,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from ..profiles import Cell, Provider, Suite
+from ..suite.profiles import Cell, Provider, Suite
 
 #: GPT-2-style pre-tokenizer: a word with its leading space, digits, punctuation runs, spaces.
 _TOKEN = re.compile(r" ?[^\W\d_]+| ?\d+| ?[^\s\w]+|\s+(?!\S)|\s+|.", re.DOTALL)

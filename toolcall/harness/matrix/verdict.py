@@ -17,8 +17,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from .peers import Assembled, Call, first_line
-from .peers.external import Crashed
+from ..peers import Assembled, Call, first_line
+from ..peers.external import Crashed
 
 PASS = "pass"
 

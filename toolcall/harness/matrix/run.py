@@ -34,12 +34,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from .case import ROUTE, Case, CaseError, Filters, cases
-from .peers import CHAT, Assembled, Factory, Implementation, Unavailable, builtin, reads
-from .peers.external import External, StartFailed, TimedOut, parse_spec
-from .peers.reference import Reference
-from .profiles import Suite
-from .replay import no_network
+from ..peers import CHAT, Assembled, Factory, Implementation, Unavailable, builtin, reads
+from ..peers.external import External, StartFailed, TimedOut, parse_spec
+from ..peers.reference import Reference
+from ..recording.replay import no_network
+from ..suite.case import ROUTE, Case, CaseError, Filters, cases
+from ..suite.profiles import Suite
 from .verdict import Verdict, judge
 
 REFERENCE = Reference.name

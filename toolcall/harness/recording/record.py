@@ -40,9 +40,10 @@ import httpx
 
 import toolcall
 
-from . import cassettes, fingerprint, scrub, secrets
-from .checks import check_turn
-from .profiles import DIRECT, Cell, ProfileError, Provider, Route, Suite
+from ..checks import check_turn
+from ..suite import cassettes, fingerprint
+from ..suite.profiles import DIRECT, Cell, ProfileError, Provider, Route, Suite
+from . import scrub, secrets
 from .replay import ReplayError, replay
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import walk
+from ..reading import walk
 from .profiles import format_schema
 
 CANNOT_TELL = "cannot tell"

@@ -21,10 +21,10 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from .case import Case
-from .matrix import SKIPPED, Matrix, Result
-from .peers import CHAT, Call
-from .peers.external import escaped
+from ..matrix.run import SKIPPED, Matrix, Result
+from ..peers import CHAT, Call
+from ..peers.external import escaped
+from ..suite.case import Case
 
 #: The terminal width the text report fits (an ordinary terminal is 100 columns or wider).
 WIDTH = 100

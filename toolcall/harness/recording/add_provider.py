@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..suite.profiles import ProfileError, Suite
 from . import roundtrip, scrub
-from .profiles import ProfileError, Suite
 
 _NAME = re.compile(r"[a-z][a-z0-9_]*")
 _KEY_ENV = re.compile(r"[A-Z][A-Z0-9_]*")

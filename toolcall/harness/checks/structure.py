@@ -17,8 +17,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from . import recordings, synthesize, walk
-from .profiles import Provider, Suite
+from .. import synthesize
+from ..reading import walk
+from ..suite import recordings
+from ..suite.profiles import Provider, Suite
 
 #: Keys whose values are part of the structure, kept as they are.
 LITERAL_KEYS = frozenset({"index", "finish_reason", "role", "type", "object"})

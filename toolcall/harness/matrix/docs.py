@@ -9,7 +9,7 @@ message a program is sent. Nothing in a
 section depends on the day, the machine or an installed SDK, so a test can make the same run and
 hold the docs to it (`tests/test_matrix_docs.py`); `--check` does the same from the command line.
 
-    python -m toolcall.harness.matrix_docs [--root .] [--check]
+    python -m toolcall.harness.matrix.docs [--root .] [--check]
 """
 
 from __future__ import annotations
@@ -26,19 +26,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import conformance_report, matrix
-from .case import Filters, cases
-from .checks.outcome import Outcome
-from .commands.conformance import outcomes_of
-from .peers.external import (
-    LINE_READER_LIMIT,
-    MAX_LINE,
-    MAX_MESSAGE,
-    assemble_message,
-    encoded,
-)
-from .profiles import Suite, load_suite
-from .wires import NAMES as WIRES
+from ..checks.outcome import Outcome
+from ..commands.conformance import outcomes_of
+from ..peers.external import LINE_READER_LIMIT, MAX_LINE, MAX_MESSAGE, assemble_message, encoded
+from ..reading.wires import NAMES as WIRES
+from ..reports import conformance as conformance_report
+from ..suite.case import Filters, cases
+from ..suite.profiles import Suite, load_suite
+from . import run as matrix
 
 #: The example programs, by the column name the docs give them, with the tool each needs.
 EXAMPLES = {
@@ -221,7 +216,7 @@ def render(root: Path) -> dict[str, str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m toolcall.harness.matrix_docs")
+    parser = argparse.ArgumentParser(prog="python -m toolcall.harness.matrix.docs")
     parser.add_argument("--root", type=Path, default=Path.cwd(), help="the checkout (default: .)")
     parser.add_argument("--check", action="store_true", help="say what is stale; write nothing")
     args = parser.parse_args(argv)

@@ -46,7 +46,8 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from . import cassettes, fingerprint, walk, wires
+from ..reading import walk, wires
+from . import cassettes, fingerprint
 from .cassettes import CHAT, WIRES
 from .profiles import DIRECT, Suite, WireOffer, format_schema
 

@@ -25,8 +25,8 @@ from typing import Any
 from toolcall import ToolCallError
 from toolcall import _wires as library
 
+from ..suite.cassettes import CHAT
 from . import cutoff
-from .cassettes import CHAT
 
 #: The framings, by the library's names.
 SSE = "sse"

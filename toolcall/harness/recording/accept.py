@@ -31,8 +31,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from . import fingerprint, roundtrip
-from .profiles import Provider, Route, Suite
+from ..suite import fingerprint
+from ..suite.profiles import Provider, Route, Suite
+from . import roundtrip
 from .record import Recorded
 
 RECORDED = "recorded"
@@ -106,7 +107,7 @@ def _majority(seen: dict[str, Any], current: Any) -> Any:
 def _published_views(suite: Suite, provider: Provider) -> list[fingerprint.Observed]:
     """The fingerprints of the provider's published recordings, framing blanked where the
     source could not show it (one JSON chunk per line)."""
-    from . import cassettes, recordings
+    from ..suite import cassettes, recordings
 
     views = []
     for recording in recordings.discover(suite.cassettes, provider.key, wire=cassettes.CHAT):

@@ -21,8 +21,8 @@ from ruamel.yaml.representer import RoundTripRepresenter
 from yaml.nodes import ScalarNode
 from yaml.resolver import Resolver
 
-from .cassettes import write_atomically
-from .profiles import ProfileError, load_routes, load_suite
+from ..suite.cassettes import write_atomically
+from ..suite.profiles import ProfileError, load_routes, load_suite
 
 
 class _Representer(RoundTripRepresenter):

@@ -17,8 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..suite.cassettes import CHAT
 from . import wires
-from .cassettes import CHAT
 
 Chunk = dict[str, Any]
 

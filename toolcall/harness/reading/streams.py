@@ -35,9 +35,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from . import cassettes, recordings, synthesize, wires
-from .cassettes import CHAT
-from .profiles import Suite
+from .. import synthesize
+from ..suite import cassettes, recordings
+from ..suite.cassettes import CHAT
+from ..suite.profiles import Suite
+from . import wires
 
 Event = dict[str, Any]
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .cassettes import CHAT
+from ..suite.cassettes import CHAT
 
 Event = dict[str, Any]
 

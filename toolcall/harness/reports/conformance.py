@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .cassettes import CHAT
-from .checks import Outcome
-from .profiles import DIRECT
-from .streams import CUT_SUFFIX, TRUNCATED
+from ..checks import Outcome
+from ..reading.streams import CUT_SUFFIX, TRUNCATED
+from ..suite.cassettes import CHAT
+from ..suite.profiles import DIRECT
 
 MARK = {"pass": "pass", "fail": "FAIL", "n/a": "n/a"}
 

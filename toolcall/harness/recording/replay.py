@@ -22,7 +22,7 @@ import httpx
 import vcr
 from vcr.errors import CannotOverwriteExistingCassetteException
 
-from .cassettes import CassetteError, CassetteSerializer, Utf8Persister, load
+from ..suite.cassettes import CassetteError, CassetteSerializer, Utf8Persister, load
 from .scrub import chat_url
 
 MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import yaml
 
-from .cassettes import SAFE_LOADER
+from ..suite.cassettes import SAFE_LOADER
 
 _VALUE = r"(?!<API_KEY>|<REDACTED>)[A-Za-z0-9._~+/=-]{16,}"
 

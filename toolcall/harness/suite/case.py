@@ -36,9 +36,8 @@ from typing import Any
 
 import toolcall
 
-from . import cassettes, recordings, streams, synthesize
-from .cassettes import CHAT
-from .checks import (
+from .. import synthesize
+from ..checks import (
     Outcome,
     check_cell,
     check_cut,
@@ -47,11 +46,14 @@ from .checks import (
     conformance_document,
     route_cassettes,
 )
-from .peers import Call, Stream
+from ..matrix.verdict import Expected
+from ..peers import Call, Stream
+from ..reading import streams
+from ..reading.wires import NAMES as WIRES
+from ..recording.replay import ReplayError, replay, replay_own_request
+from . import cassettes, recordings
+from .cassettes import CHAT
 from .profiles import DIRECT, Cell, ProfileError, Provider, Suite
-from .replay import ReplayError, replay, replay_own_request
-from .verdict import Expected
-from .wires import NAMES as WIRES
 
 CELL = "cell"
 ROUTE = "route"

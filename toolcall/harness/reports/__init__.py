@@ -1,0 +1,1 @@
+"""The reports: the conformance report and the matrix report, in one place."""
