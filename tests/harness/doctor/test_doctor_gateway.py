@@ -16,33 +16,18 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.gateway_home import litellm_home
 from toolcall.harness import serving
 from toolcall.harness.cli import main
 from toolcall.harness.gateways import process
 from toolcall.harness.gateways.known import LiteLLM, child_environment
 from toolcall.harness.gateways.run import Case, cases, send
-from toolcall.harness.peers import Unavailable
 from toolcall.harness.suite.profiles import load_suite
 
 pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[3]
 SUITE = load_suite(ROOT)
-
-
-def litellm_home(gateway: LiteLLM, tmp_path: Path) -> Path:
-    """LiteLLM's folder under `tmp_path`: the checkout's environment linked in when `make
-    gateways` installed it there (nothing is written into the checkout), else installed here as
-    `make gateways` installs it on first use."""
-    pin = gateway.pin
-    if pin.stamp(ROOT).is_file():
-        pin.home(tmp_path).mkdir(parents=True)
-        (pin.home(tmp_path) / "venv").symlink_to(pin.home(ROOT) / "venv")
-        pin.stamp(tmp_path).touch()
-    try:
-        return gateway.install(tmp_path)
-    except Unavailable as exc:
-        raise AssertionError(f"LiteLLM {gateway.version} would not install: {exc}") from None
 
 
 def captured(tmp_path: Path, case: Case) -> tuple[Path, Path]:

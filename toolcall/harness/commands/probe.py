@@ -12,11 +12,12 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from .. import peers
 from ..matrix import run as matrix
 from ..peers.external import SpecError, environment_specs
-from ..probe import clients, family, keep, report, scenarios, session
+from ..probe import clients, compare, family, keep, report, scenarios, session
 from ..probe.runner import Budget, CannotRun, Endpoint, Runner
 from ..recording import scrub, secrets
 from ..suite.locate import require_checkout
@@ -62,6 +63,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--markdown", type=Path, help="write a bug report here")
     parser.add_argument("--json", type=Path, help="write the findings as JSON here")
     parser.add_argument(
+        "--compare-to",
+        type=Path,
+        metavar="REPORT",
+        help="an earlier probe's --json report (the server without the gateway): say what "
+        "changed, scenario by scenario",
+    )
+    parser.add_argument(
         "--client",
         action="append",
         default=None,
@@ -99,7 +107,8 @@ def run(suite: Suite, args: argparse.Namespace) -> int:
     try:
         endpoint, named, chosen = _prepare(suite, args)
         roster = None if args.no_clients else _roster(args, endpoint)
-    except (Refused, ProfileError) as exc:
+        before = compare.load(args.compare_to) if args.compare_to else None
+    except (Refused, ProfileError, compare.CannotCompare) as exc:
         print(f"toolcall probe: {exc}", file=sys.stderr)
         return 2
     guessed = "" if args.family else " (guessed from the name; --family to change)"
@@ -135,7 +144,11 @@ def run(suite: Suite, args: argparse.Namespace) -> int:
         scrub.url(args.base_url), args.model, endpoint.wire, named, budget, probe, found
     )
     sys.stdout.write(report.terminal(done))
-    _write(suite, args, done, endpoint)
+    changed = None
+    if before is not None:
+        changed = compare.changes(before, done.to_json())
+        sys.stdout.write(compare.terminal(str(args.compare_to), changed))
+    _write(suite, args, done, endpoint, changed)
     return 1 if done.failures else 0
 
 
@@ -209,14 +222,24 @@ def _check_answered(probe: session.Probe) -> None:
         raise CannotRun(f"every request was refused (first: {first.scenario}: {first.refused})")
 
 
-def _write(suite: Suite, args: argparse.Namespace, done: report.Report, endpoint: Endpoint) -> None:
-    """The report files, the cassettes and the route's facts, each said in one line."""
+def _write(
+    suite: Suite,
+    args: argparse.Namespace,
+    done: report.Report,
+    endpoint: Endpoint,
+    changed: list[dict[str, Any]] | None = None,
+) -> None:
+    """The report files (with `changes`, compared with `--compare-to`, when asked), the
+    cassettes and the route's facts, each said in one line."""
     keys = list(endpoint.secrets)
     if args.markdown:
         write_text(args.markdown, report.markdown(done, keys))
         print(f"wrote {args.markdown}")
     if args.json:
-        write_json(args.json, done.to_json())
+        document = done.to_json()
+        if changed is not None:
+            document["changes"] = changed
+        write_json(args.json, document)
         print(f"wrote {args.json}")
     if not (args.save or args.accept):
         return

@@ -36,6 +36,8 @@ them), since that is where their SDKs post:
 - `POST /v1beta/models/{model}:streamGenerateContent?alt=sse`: Gemini's own API, as an event
   stream; without `alt=sse` (or with `alt=json`) Gemini answers one JSON array instead, so that
   request is answered by a recording of that framing, and each framing only by its own;
+  `:generateContent`, Gemini's unstreamed method, is answered whole (`application/json`): a
+  recording as the one answer its events make, a fault mode as its plain turn;
 - `POST /api/chat`: Ollama's, newline-delimited JSON (`application/x-ndjson`).
 
 There the recording is the one `X-Toolcall-Scenario: wires/<wire>/<name>` names, else the first

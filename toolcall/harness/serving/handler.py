@@ -20,7 +20,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any, Protocol, cast
 from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
 
-from ..reading.wires import WIRE_PATHS, flushes
+from ..reading.wires import WIRE_PATHS, flushes, objects
 from ..suite.cassettes import CHAT
 from . import input as serve_input
 from . import plain, render
@@ -30,11 +30,13 @@ from .faults import BY_NAME, Fault
 from .input import error_body
 from .routes import (
     FAULTS,
+    GEMINI_UNSTREAMED,
     BadRoute,
     Route,
     framing_asked,
     provider_of,
     route,
+    unstreamed_gemini,
     wire_of,
     wire_request_problem,
 )
@@ -287,6 +289,9 @@ class Handler(BaseHTTPRequestHandler):
                 body, framing = recording.body(), recording.framing
         except NoCassette as exc:
             raise serve_input.Refused(404, "not_found", str(exc)) from None
+        if wire == "gemini" and unstreamed_gemini(url.path):
+            self._json(200, render.gemini_whole(objects(wire, body, framing)))
+            return
         content_type = "application/json" if framing else WIRE_PATHS[wire].content_type
         pieces = flushes(wire, body, framing)
         self._stream(pieces, fault=None, delay=0.0, wire=wire, content_type=content_type)
@@ -304,7 +309,7 @@ class Handler(BaseHTTPRequestHandler):
         if problem is not None:
             raise serve_input.invalid(problem)
         drawn = plain.plan(wire, request)
-        if wire != "gemini" and request.get("stream", wire == "ollama") is not True:
+        if _unstreamed(wire, url, request):
             self._json(200, fault.answer(wire, drawn))
             return
         framing = framing_asked(wire, url)
@@ -399,6 +404,14 @@ class Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
+def _unstreamed(wire: str, url: SplitResult, request: Any) -> bool:
+    """Whether a request asks for a whole answer: Gemini's `:generateContent` path, or
+    `stream` not true (Ollama streams unless told not to)."""
+    if wire == "gemini":
+        return unstreamed_gemini(url.path)
+    return request.get("stream", wire == "ollama") is not True
+
+
 def fault_asked(
     url: SplitResult, chosen: Route | None, headers: Mapping[str, str], request: Any
 ) -> str | None:
@@ -406,9 +419,10 @@ def fault_asked(
     `fault:NAME` model, Gemini's in the path); refused when no mode has that name."""
     query = {k: v[-1] for k, v in parse_qs(url.query).items()}
     model = request.get("model") if isinstance(request, dict) else None
-    in_path = [s for s in url.path.split("/") if s.endswith(GEMINI_METHOD)]
+    methods = (GEMINI_METHOD, GEMINI_UNSTREAMED)
+    in_path = [unquote(s) for s in url.path.split("/") if s.endswith(methods)]
     if in_path:
-        model = unquote(in_path[-1]).removesuffix(GEMINI_METHOD)
+        model = in_path[-1].rsplit(":", 1)[0]
     fault = (
         (chosen.fault if chosen else None)
         or headers.get("x-toolcall-fault")

@@ -246,6 +246,33 @@ def _gemini(plan: Plan) -> list[Event]:
     return [*written, last]
 
 
+def _gemini_response(plan: Plan) -> Event:
+    """The plan as `:generateContent` answers it: its stream's events made one."""
+    return gemini_whole(_gemini(plan))
+
+
+def gemini_whole(streamed: list[Event]) -> Event:
+    """Gemini's streamed events as the one answer `:generateContent` gives for the same turn:
+    one candidate holding every part the events spread out (adjacent texts joined, empty ones
+    dropped), with the last event's finish, usage and model version."""
+    parts: list[Event] = []
+    for event in streamed:
+        for sent in event.get("candidates") or []:
+            for part in (sent.get("content") or {}).get("parts") or []:
+                if set(part) == {"text"} and parts and set(parts[-1]) == {"text"}:
+                    parts[-1] = {"text": parts[-1]["text"] + part["text"]}
+                elif part != {"text": ""}:
+                    parts.append(dict(part))
+    whole: Event = {}
+    candidate: Event = {"index": 0}
+    for event in streamed:
+        whole.update({k: v for k, v in event.items() if k != "candidates"})
+        for seen in event.get("candidates") or []:
+            candidate.update({k: v for k, v in seen.items() if k != "content"})
+    candidate["content"] = {"role": "model", "parts": parts}
+    return {"candidates": [candidate], **whole}
+
+
 def _ollama(plan: Plan) -> list[Event]:
     def line(message: Event, done: bool = False) -> Event:
         head = {"model": plan.model, "created_at": "2025-12-06T00:00:00Z"}
@@ -291,6 +318,8 @@ def answer(wire: str, plan: Plan) -> Event:
         return responses_object(plan)
     if wire == "anthropic":
         return _anthropic_message(plan)
+    if wire == "gemini":
+        return _gemini_response(plan)
     return _ollama(plan)[-1] | {"message": _ollama_message(plan)}
 
 

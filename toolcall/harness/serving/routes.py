@@ -24,10 +24,27 @@ FAULT_SEGMENT = "fault"
 _API_ROOTS = ("v1", "v1beta", "api", "responses")
 
 
+#: Gemini's unstreamed method: the same path as its streamed one, `:generateContent` at the end.
+GEMINI_UNSTREAMED = ":generateContent"
+
+
 def wire_of(path: str) -> str | None:
     """The wire a request path is for, or None for a path that is no wire's."""
     segments = [unquote(s) for s in path.split("/") if s]
+    if unstreamed_gemini(path):
+        return "gemini"
     return next((wire for wire, at in WIRE_PATHS.items() if at.matches(segments)), None)
+
+
+def unstreamed_gemini(path: str) -> bool:
+    """Whether `path` asks Gemini for a whole answer (`models/<model>:generateContent`)."""
+    segments = [unquote(s) for s in path.split("/") if s]
+    return (
+        len(segments) >= 2
+        and segments[-2] == "models"
+        and segments[-1].endswith(GEMINI_UNSTREAMED)
+        and len(segments[-1]) > len(GEMINI_UNSTREAMED)
+    )
 
 
 def provider_of(path: str) -> str | None:
@@ -82,14 +99,18 @@ def _alt(url: SplitResult) -> str:
 
 def framing_asked(wire: str, url: SplitResult) -> str:
     """The framing a request asks for when not its wire's usual one: Gemini's JSON array
-    without `?alt=sse`, else ""."""
-    return recordings.JSON_ARRAY if wire == "gemini" and _alt(url) != "sse" else ""
+    without `?alt=sse` (on its streamed path), else ""."""
+    if wire != "gemini" or unstreamed_gemini(url.path):
+        return ""  # a whole answer is JSON whatever the recording's framing
+    return recordings.JSON_ARRAY if _alt(url) != "sse" else ""
 
 
 def wire_request_problem(wire: str, url: SplitResult, request: Any) -> str | None:
     """Why a request on another wire than chat is not a streamed one this server answers."""
     if not isinstance(request, dict):
         return "the body is not a JSON object"
+    if wire == "gemini" and unstreamed_gemini(url.path):
+        return None  # answered whole, as JSON: no framing to choose
     if wire == "gemini":
         alt = _alt(url)
         if alt not in ("sse", "json", ""):
