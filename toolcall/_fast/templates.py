@@ -38,15 +38,53 @@ ARGUMENTS, CONTENT, REASONING = 0, 1, 2
 _READ_KEYS = frozenset({"choices", "usage", "error"})
 
 
-class FragmentTemplate:
-    """The envelope of one arguments-only chunk, with the fragment's string literal cut out."""
+class LiteralTemplate:
+    """An event's text cut at one string literal: the fixed prefix before it, which a payload
+    must start with, and a rule for what may follow it (`rest`, one per kind of template).
+
+    Two kinds, because the wires' envelopes differ after the literal, and the hottest stream
+    (chat completions) must not pay for what only the others need:
+
+    - `SuffixTemplate` (chat): after the literal, a fixed suffix, or that suffix up to one
+      final string member that varies (OpenAI's `obfuscation`); checked by `endswith` and
+      one string scan. A chat reader keeps one per call being streamed (parallel calls
+      interleave), so a template also says what its literal is (arguments of which call,
+      text or reasoning) and which template followed it last time.
+    - `PatternTemplate` (every other wire): after the literal, fixed text with holes of
+      varying members anywhere in it (Responses' `obfuscation` and `sequence_number`) and
+      padding around the closing brace (Anthropic), checked by one compiled pattern; a
+      reader keeps one at a time, and its `sink` says where a match's fragment goes.
+
+    Both give `_fast.shortcut.Template`: the builder's shortcut takes either.
+    """
+
+    __slots__ = ("prefix", "start")
+
+    def __init__(self, prefix: str) -> None:
+        self.prefix = prefix
+        # Kept rather than measured per chunk: `match` runs once per chunk of every stream.
+        self.start = len(prefix)
+
+    def match(self, text: str) -> str | None:
+        """The fragment `text` carries if it has this envelope, else None."""
+        if not text.startswith(self.prefix):
+            return None
+        return self.rest(text, self.start)
+
+    def rest(self, text: str, start: int) -> str | None:
+        """The fragment, if `text` from `start` (just past the prefix) is the rest of this
+        envelope, else None."""
+        raise NotImplementedError
+
+
+class SuffixTemplate(LiteralTemplate):
+    """The envelope of one chat chunk that carried one arguments fragment or one piece of
+    text or reasoning, cut at that literal (see `LiteralTemplate` for why chat has its own)."""
 
     __slots__ = (
         "call_type",
         "following",
         "kind",
-        "prefix",
-        "start",
         "suffix",
         "suffix_length",
         "varying_tail",
@@ -62,23 +100,15 @@ class FragmentTemplate:
         call_type: Any,
         kind: int = ARGUMENTS,
     ) -> None:
-        self.prefix = prefix
+        super().__init__(prefix)
         self.suffix = suffix
-        # Kept rather than measured per chunk: `match` runs once per chunk of every stream.
-        self.start = len(prefix)
         self.suffix_length = len(suffix)
         self.varying_tail = varying_tail
         self.wire_index = wire_index
         self.call_type = call_type
         self.kind = kind
         #: The template whose chunk came after this one's last time (the chunk reader's guess).
-        self.following: FragmentTemplate | None = None
-
-    def match(self, text: str) -> str | None:
-        """The fragment `text` carries if it has this envelope, else None."""
-        if not text.startswith(self.prefix):
-            return None
-        return self.rest(text, self.start)
+        self.following: SuffixTemplate | None = None
 
     def rest(self, text: str, start: int) -> str | None:
         """The fragment, if `text` from `start` (just past the prefix) is the rest of this
@@ -109,7 +139,7 @@ class FragmentTemplate:
         return fragment if tail_end == len(text) - 1 and text[-1] == "}" else None
 
 
-def learn(text: str, chunk: dict[str, Any]) -> FragmentTemplate | None:
+def learn(text: str, chunk: dict[str, Any]) -> SuffixTemplate | None:
     """A template from a decoded chunk, if it carries nothing but one arguments fragment or one
     piece of text or reasoning.
 
@@ -132,10 +162,10 @@ def learn(text: str, chunk: dict[str, Any]) -> FragmentTemplate | None:
     prefix, suffix = split
     tail = _varying_tail(suffix, chunk)
     if tail is not None:
-        return FragmentTemplate(prefix, tail, True, wire_index, call_type, kind)
+        return SuffixTemplate(prefix, tail, True, wire_index, call_type, kind)
     if "\\" in suffix:
         return None
-    return FragmentTemplate(prefix, suffix, False, wire_index, call_type, kind)
+    return SuffixTemplate(prefix, suffix, False, wire_index, call_type, kind)
 
 
 def split_at_literal(text: str, key: str, literal: str) -> tuple[str, str] | None:
@@ -255,10 +285,11 @@ _PADDING = " \t"
 _SHORT_INTEGER = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")
 
 
-class WireTemplate:
-    """The envelope of one event of another wire that carried one arguments fragment.
+class PatternTemplate(LiteralTemplate):
+    """The envelope of one event of another wire than chat that carried one arguments
+    fragment (see `LiteralTemplate` for why it is not chat's).
 
-    As `FragmentTemplate`, with holes after the literal instead of one varying tail: members
+    As `SuffixTemplate`, with holes after the literal instead of one varying tail: members
     the reader never reads whose values change with every event (Responses' `obfuscation`
     string and `sequence_number`), wherever the wire puts them after the fragment. A hole
     holds a string literal or a short integer, which both backends read without refusing.
@@ -270,11 +301,10 @@ class WireTemplate:
     same padding made nearly every padded event a miss, decoded in full and learned again.
     """
 
-    __slots__ = ("after", "prefix", "sink", "start", "wire_index")
+    __slots__ = ("after", "sink", "wire_index")
 
     def __init__(self, prefix: str, pieces: list[tuple[str, int | None]], wire_index: int) -> None:
-        self.prefix = prefix
-        self.start = len(prefix)
+        super().__init__(prefix)
         #: What follows the literal, as one pattern: each fixed text, then the hole after it
         #: (none after the last, which stops short of the closing brace and its padding).
         self.after = re.compile(
@@ -289,12 +319,6 @@ class WireTemplate:
         #: fragment is arguments of (`CallTable.extend` with that call); for Vertex's
         #: `partialArgs`, the string value the piece goes on.
         self.sink: Callable[[str], None] | None = None
-
-    def match(self, text: str) -> str | None:
-        """The fragment `text` carries if it has this envelope, else None."""
-        if not text.startswith(self.prefix):
-            return None
-        return self.rest(text, self.start)
 
     def rest(self, text: str, start: int) -> str | None:
         """The fragment, if `text` from `start` (just past the prefix) is the rest of this
@@ -323,9 +347,9 @@ _HOLES = {
 _CLOSING = r"[ \t]*\}[ \t]*"
 
 
-def wire_template(
+def pattern_template(
     text: str, key: str, literal: str, holes: Mapping[str, int], wire_index: int
-) -> WireTemplate | None:
+) -> PatternTemplate | None:
     """A template from an event's `text` whose member `key` is the fragment `literal`; the
     members named in `holes` (with their kind), when they follow it once each, may vary."""
     split = split_at_literal(text, key, literal)
@@ -366,4 +390,4 @@ def wire_template(
     pieces.append((last[:-1].rstrip(_PADDING), None))
     if any("\\" in fixed for fixed, _ in pieces):
         return None
-    return WireTemplate(prefix, pieces, wire_index)
+    return PatternTemplate(prefix, pieces, wire_index)

@@ -23,7 +23,7 @@ from .._calls.delta_fields import value_chars
 from .._errors import ProviderError, StreamError, ToolCallError, shown
 from .._fast import is_enabled as fast_paths_enabled
 from .._fast.shortcut import Template
-from .._fast.templates import WireTemplate
+from .._fast.templates import PatternTemplate
 from .._fast.text_runs import TextRuns
 from .._framing.long_events import LongEvent
 from .._json import UNREAD, Dumps, Loads, ReadsUtf8, Refused
@@ -102,7 +102,7 @@ class WireReader:
         #: (`_fast.enabled`). The builder sets it for the readers it makes.
         self.learning = fast_paths_enabled()
         # The envelope of the last event if it carried one arguments fragment (see `learn`).
-        self._template: WireTemplate | None = None
+        self._template: PatternTemplate | None = None
         # The wire's key of each call (block index, item id) to its number in the turn.
         self._calls: dict[Hashable, int] = {}
         # What each call was opened with (id, name), to check an open the wire repeats.
@@ -223,7 +223,7 @@ class WireReader:
         (`_fast.shortcut`): the one learned from the event before, while the turn goes on."""
         return self._template if self.second_generation is None else None
 
-    def take(self, template: WireTemplate, fragment: str) -> bool:
+    def take(self, template: PatternTemplate, fragment: str) -> bool:
         """An event the builder matched against `next_template()`, read as `read` reads it;
         True when the template that most likely follows changed (never, here: it is the
         same one until an event is read the ordinary way)."""
@@ -241,7 +241,7 @@ class WireReader:
         second generation). Every event does, unless the wire says otherwise."""
         return True
 
-    def learn(self, text: str, event: dict[str, Any]) -> WireTemplate | None:
+    def learn(self, text: str, event: dict[str, Any]) -> PatternTemplate | None:
         """The envelope of `event`, just read, if all it did was append one arguments fragment.
 
         The next event is then first matched against it (`_fast.templates`): the same text around

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from .._errors import StreamError, TruncatedError, shown
-from .._fast.templates import WireTemplate, wire_template
+from .._fast.templates import PatternTemplate, pattern_template
 from ._base import WireReader, provider_error
 
 #: Content blocks of tools the provider runs itself, and how a block answering one ends.
@@ -153,7 +153,7 @@ class AnthropicReader(WireReader):
                 name=self._opened_name(number),
             )
 
-    def learn(self, text: str, event: dict[str, Any]) -> WireTemplate | None:
+    def learn(self, text: str, event: dict[str, Any]) -> PatternTemplate | None:
         if event.get("type") != "content_block_delta":
             return None
         delta = event["delta"]
@@ -163,7 +163,7 @@ class AnthropicReader(WireReader):
         number = self.call_number(("block", event.get("index")))
         if number is None or not literal:
             return None
-        return wire_template(text, "partial_json", literal, {}, number)
+        return pattern_template(text, "partial_json", literal, {}, number)
 
     def _number(self, event: dict[str, Any]) -> int:
         number = self.call_number(("block", event.get("index")))

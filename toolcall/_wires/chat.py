@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from .._errors import StreamError, ToolCallError, UsageError, shown
-from .._fast.templates import ARGUMENTS, CONTENT, REASONING, FragmentTemplate, learn
+from .._fast.templates import ARGUMENTS, CONTENT, REASONING, SuffixTemplate, learn
 from .._json import Refused
 from .._turn.events import ReasoningDelta, TextDelta, reasoning_delta, text_delta
 from ._base import WireReader, provider_error
@@ -49,13 +49,13 @@ class ChatReader(WireReader):
         # and trying each kept template in turn made every chunk past the eighth call a miss.
         # The prefixes of one stream differ only in the call's index, so they come in a few
         # lengths; a chunk is looked up by its first characters at each of them.
-        self.templates: dict[str, FragmentTemplate] = {}
+        self.templates: dict[str, SuffixTemplate] = {}
         self.prefix_lengths: list[int] = []
-        self.last_template: FragmentTemplate | None = None
+        self.last_template: SuffixTemplate | None = None
         # The last chunk matched another template than the chunk before it did.
         self.switched = False
 
-    def next_template(self) -> FragmentTemplate | None:
+    def next_template(self) -> SuffixTemplate | None:
         """The template the next chunk most likely matches: the one of the chunk before, or,
         when that chunk went to another call than the one before it (parallel calls take
         turns), the template that followed it last time."""
@@ -64,7 +64,7 @@ class ChatReader(WireReader):
             return template.following
         return template
 
-    def take(self, template: FragmentTemplate, fragment: str) -> bool:  # type: ignore[override]
+    def take(self, template: SuffixTemplate, fragment: str) -> bool:  # type: ignore[override]
         """A chunk the builder matched against `next_template()`, read as `read` reads it;
         True when the template changed, and with it the one that most likely follows."""
         self.chunks += 1
@@ -177,8 +177,8 @@ class ChatReader(WireReader):
             ) from None
 
     def _another_template(
-        self, text: str, tried: FragmentTemplate
-    ) -> tuple[FragmentTemplate, str | None]:
+        self, text: str, tried: SuffixTemplate
+    ) -> tuple[SuffixTemplate, str | None]:
         """The template of another call (parallel calls interleave) that `text` matches, and
         its literal; `tried`, None when no kept template matches (not a fragment, or new).
 
@@ -276,7 +276,7 @@ class ChatReader(WireReader):
         )
         return True
 
-    def _remember(self, template: FragmentTemplate) -> None:
+    def _remember(self, template: SuffixTemplate) -> None:
         """Keep `template`, replacing one with the same prefix, and try it first from now on.
 
         There is one per prefix, and so at most one per call: `max_calls` bounds them.

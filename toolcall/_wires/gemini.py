@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 from .._call_table import CallTable
 from .._calls.delta_fields import value_chars
 from .._errors import StreamError, shown
-from .._fast.templates import WireTemplate, wire_template
+from .._fast.templates import PatternTemplate, pattern_template
 from .._fast.text_runs import TextRuns
 from .._json import MAX_DEPTH
 from ._base import WireReader, provider_error
@@ -91,7 +91,7 @@ class GeminiReader(WireReader):
     def close(self) -> None:
         self._close_streaming()
 
-    def learn(self, text: str, event: dict[str, Any]) -> WireTemplate | None:
+    def learn(self, text: str, event: dict[str, Any]) -> PatternTemplate | None:
         """A template from a Vertex event that went on with the string value of the call being
         streamed, and did nothing else: an event like it, with another piece, goes on with
         the same string (`_StringPiece`)."""
@@ -115,7 +115,7 @@ class GeminiReader(WireReader):
             held = _get(held, step, self.chunks)
         if not isinstance(held, TextRuns):
             return None
-        template = wire_template(text, "stringValue", piece, {}, number)
+        template = pattern_template(text, "stringValue", piece, {}, number)
         if template is not None:
             template.sink = _StringPiece(held, builder, number, self.assembler).add
         return template

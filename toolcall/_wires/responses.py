@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 
 from .._errors import StreamError, shown
 from .._fast.repeated_text import Path, decode_around, find
-from .._fast.templates import INTEGER_HOLE, STRING_HOLE, WireTemplate, wire_template
+from .._fast.templates import INTEGER_HOLE, STRING_HOLE, PatternTemplate, pattern_template
 from .._fast.text_runs import TextRuns
 from .._framing.long_events import LongEvent
 from ._base import WireReader, provider_error
@@ -304,10 +304,10 @@ class ResponsesReader(WireReader):
     def adds_to_turn(self, event: dict[str, Any]) -> bool:
         return event.get("type") != "error"
 
-    def learn(self, text: str, event: dict[str, Any]) -> WireTemplate | None:
+    def learn(self, text: str, event: dict[str, Any]) -> PatternTemplate | None:
         if event.get("type") != "response.function_call_arguments.delta" or not event["delta"]:
             return None
-        return wire_template(text, "delta", event["delta"], _UNREAD, self._number(event))
+        return pattern_template(text, "delta", event["delta"], _UNREAD, self._number(event))
 
     def _open(self, event: dict[str, Any], item: dict[str, Any], member: str = "arguments") -> int:
         """Open the call `item` is (a function's, or with `member` "input" a custom tool's)."""

@@ -257,15 +257,15 @@ def test_learning_is_used_on_a_real_cassette(monkeypatch: pytest.MonkeyPatch) ->
     root = Path(__file__).resolve().parents[3] / "cassettes"
     body = cassettes.response_body(cassettes.load(root / "openai" / "long_arguments.yaml"))
     matched: list[str] = []
-    original = _templates.FragmentTemplate.match
+    original = _templates.SuffixTemplate.match
 
-    def counting(self: _templates.FragmentTemplate, text: str) -> str | None:
+    def counting(self: _templates.SuffixTemplate, text: str) -> str | None:
         found = original(self, text)
         if found is not None:
             matched.append(found)
         return found
 
-    monkeypatch.setattr(_templates.FragmentTemplate, "match", counting)
+    monkeypatch.setattr(_templates.SuffixTemplate, "match", counting)
     builder = TurnBuilder(json_backend="stdlib")
     builder.feed(body)
     turn = builder.finish()[-1].turn  # type: ignore[union-attr]
