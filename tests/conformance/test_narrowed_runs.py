@@ -29,6 +29,7 @@ def pytest_run(*options: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_a_scenario_selects_its_cells_on_every_wire_and_no_recordings() -> None:
     done = pytest_run("--toolcall-provider=gemini", "--toolcall-scenario=single_call")
     out = done.stdout + done.stderr
@@ -42,6 +43,7 @@ def test_a_scenario_selects_its_cells_on_every_wire_and_no_recordings() -> None:
     assert f"{2 + routed} passed in" in out, out[-3000:]
 
 
+@pytest.mark.slow
 def test_a_selection_of_nothing_says_so() -> None:
     """A wire-only provider has no scenario cells: the run is one skipped test saying what was
     asked, not pytest's `got empty parameter set`."""
@@ -54,6 +56,7 @@ def test_a_selection_of_nothing_says_so() -> None:
     assert "1 skipped" in out
 
 
+@pytest.mark.slow
 def test_a_typo_in_the_selection_is_one_line() -> None:
     done = pytest_run("--toolcall-scenario=singel_call")
     assert done.returncode == 4

@@ -63,6 +63,7 @@ def _key(outcome: dict) -> str:
     return f"{outcome['wire']}/{scenario}"
 
 
+@pytest.mark.slow
 def test_the_json_report_gives_each_wire_recording_its_wire(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -76,6 +77,7 @@ def test_the_json_report_gives_each_wire_recording_its_wire(
     assert "openai@responses" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_a_wrong_expectation_fails_with_its_path_and_the_file_to_correct(
     suite_copy: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -144,6 +144,7 @@ def unresolved(root: Path) -> list[str]:
     return problems
 
 
+@pytest.mark.slow
 def test_every_citation_resolves_in_the_repository() -> None:
     problems = unresolved(ROOT)
     assert not problems, "\n".join(problems)

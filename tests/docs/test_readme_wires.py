@@ -160,6 +160,7 @@ def test_each_request_of_the_readme_is_its_wires_own(monkeypatch: pytest.MonkeyP
     assert [t["function"]["name"] for t in ollama.body["tools"]] == ["add", "multiply"]
 
 
+@pytest.mark.slow
 def test_the_readme_gets_the_raw_bytes_from_the_openai_and_anthropic_sdks(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

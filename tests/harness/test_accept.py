@@ -140,6 +140,7 @@ def _new_name(suite: Suite) -> str:
     return next(f"local{n}" for n in range(100) if f"local{n}" not in suite.providers)
 
 
+@pytest.mark.slow
 def test_add_provider_writes_a_complete_skeleton(
     suite_copy: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

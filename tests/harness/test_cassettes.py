@@ -110,6 +110,7 @@ def test_a_file_that_is_not_a_cassette_is_one_failing_cell(
     assert "qwen/parallel_calls" not in [line.split(":")[0][5:] for line in out.splitlines()]
 
 
+@pytest.mark.slow
 def test_an_unreadable_published_recording_is_one_failing_recording(
     suite_copy: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -58,6 +58,7 @@ def project(tmp_path: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_the_simulation_really_hides_the_extra(project: Path) -> None:
     """Without this, the tests below would prove nothing."""
     (project / "test_hidden.py").write_text(
@@ -70,6 +71,7 @@ def test_the_simulation_really_hides_the_extra(project: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_a_project_without_the_extra_runs_its_own_tests(project: Path) -> None:
     done = pytest_in(project, "test_sum.py")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -104,6 +106,7 @@ def test_an_option_without_the_extra_says_what_to_install(project: Path, option:
     assert "Traceback" not in done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_the_fixture_without_the_extra_says_what_to_install(project: Path) -> None:
     (project / "test_mine.py").write_text(
         "def test_mine(toolcall_case):\n    toolcall_case.check({'tool_calls': []})\n"
@@ -130,6 +133,7 @@ WRONG_SHAPES = {
 }
 
 
+@pytest.mark.slow
 def test_a_wrongly_shaped_answer_is_a_clean_test_failure(tmp_path: Path) -> None:
     """The mistake is the test's: one line saying which shape `check` takes, no traceback."""
     tests = "import toolcall\n\n" + "".join(
@@ -156,6 +160,7 @@ def test_a_wrongly_shaped_answer_is_a_clean_test_failure(tmp_path: Path) -> None
     assert "Traceback" not in out and "During handling" not in out
 
 
+@pytest.mark.slow
 def test_a_suite_that_cannot_be_read_is_one_line_at_collection(tmp_path: Path) -> None:
     (tmp_path / "test_mine.py").write_text(
         "def test_mine(toolcall_case):\n    toolcall_case.check({'tool_calls': []})\n"

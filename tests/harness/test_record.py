@@ -397,6 +397,7 @@ def test_committed_cassettes_hold_no_secrets() -> None:
     assert hits == [], "\n".join(map(str, hits))
 
 
+@pytest.mark.slow
 def test_scan_command_exit_codes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root = Path(__file__).resolve().parents[2]
     assert cli.main(["--root", str(root), "scan"]) == 0

@@ -233,6 +233,7 @@ def test_a_malformed_route_names_its_path(
         load_suite(suite_copy)
 
 
+@pytest.mark.slow
 def test_reports_carry_the_route() -> None:
     suite = load_suite(ROOT)
     outcomes = [check_recording(suite, r) for r in discover(suite.cassettes, "kimi", wire="chat")]

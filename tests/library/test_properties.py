@@ -20,6 +20,7 @@ import json
 from collections import deque
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -155,6 +156,7 @@ def bodies(draw: st.DrawFn) -> bytes:
     return body
 
 
+@pytest.mark.slow
 @FAST
 @given(data=st.data())
 def test_any_resplitting_of_a_body_gives_the_same_turn(data: st.DataObject) -> None:
@@ -169,6 +171,7 @@ def test_any_resplitting_of_a_body_gives_the_same_turn(data: st.DataObject) -> N
 # -- 2. interleaving -----------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @FAST
 @given(specs=call_specs(), style=styles(), data=st.data())
 def test_any_interleaving_gives_the_same_calls(
@@ -424,6 +427,7 @@ def odd_bodies(draw: st.DrawFn) -> bytes:
     return b"\n\n".join(events)
 
 
+@pytest.mark.slow
 @FAST
 @given(body=odd_bodies())
 def test_both_backends_assemble_any_body_the_same_way(body: bytes) -> None:

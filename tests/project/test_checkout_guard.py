@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 TESTS_DIR = Path(__file__).resolve().parents[1]
 
 TESTS = """
@@ -60,6 +62,7 @@ def run_in_checkout(checkout: Path, tests: str, *options: str) -> tuple[int, str
     return done.returncode, done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_a_test_that_writes_into_the_checkout_fails_the_run(tmp_path: Path) -> None:
     status, out = run_in_checkout(tmp_path / "checkout", TESTS)
     assert "3 passed" in out and status != 0, out
@@ -68,6 +71,7 @@ def test_a_test_that_writes_into_the_checkout_fails_the_run(tmp_path: Path) -> N
     assert not [word for word in listed if "anything" in word]
 
 
+@pytest.mark.slow
 def test_the_reports_a_run_is_told_to_write_are_not_counted(tmp_path: Path) -> None:
     """`make conformance` writes the JUnit, Markdown and JSON reports it was asked for into
     `reports/`: the user's own request, not a test writing into the checkout."""

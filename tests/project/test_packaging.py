@@ -122,6 +122,7 @@ def test_outside_a_checkout_without_data_the_error_says_what_to_do(tmp_path: Pat
     assert locate.suite_root(start=ROOT / "cassettes" / "qwen") == ROOT
 
 
+@pytest.mark.slow
 def test_outside_a_checkout_the_command_says_how_to_point_it_at_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.helpers import stream_edit
@@ -140,6 +141,7 @@ def test_the_summary_does_not_read_as_part_of_the_last_count() -> None:
     assert "published recordings: 1 of 2 passed" in text(outcomes)
 
 
+@pytest.mark.slow
 def test_make_conformance_prints_one_line_per_failing_cell(suite_copy: Path) -> None:
     """No traceback of the test function above the matrix: the failure line and nothing else."""
     break_gemini_index(suite_copy)

@@ -15,6 +15,7 @@ ROOT = Path(__file__).resolve().parents[3]
 VALIDATOR = Draft202012Validator(format_schema("reports.schema.json"))
 
 
+@pytest.mark.slow
 def test_conformance_json_from_the_command(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -33,6 +34,7 @@ def test_conformance_json_from_the_command(
     capsys.readouterr()
 
 
+@pytest.mark.slow
 def test_conformance_json_carries_findings(suite_copy: Path) -> None:
     """A contradicted profile shows up in the JSON as a failing outcome with its finding."""
     providers = suite_copy / "providers.yaml"
@@ -55,6 +57,7 @@ def test_conformance_json_carries_findings(suite_copy: Path) -> None:
     assert "quirks.later_id" in paths or "providers.qwen.quirks.later_id" in paths
 
 
+@pytest.mark.slow
 def test_matrix_json_from_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = tmp_path / "matrix.json"
     args = ["--root", str(ROOT), "matrix", "--provider", "gemini", "--implementation", "toolcall"]

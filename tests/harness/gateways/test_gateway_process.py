@@ -111,6 +111,7 @@ time.sleep(600)
 """
 
 
+@pytest.mark.slow
 def test_a_child_that_never_listens_is_stopped_after_the_deadline(tmp_path: Path) -> None:
     """Stopped, not waited for: the child sleeps ten minutes and writes down the SIGTERM."""
     command = [sys.executable, "-c", NEVER_LISTENS]

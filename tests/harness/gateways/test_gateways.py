@@ -128,6 +128,7 @@ def readme_recipe() -> str:
     return line.split("  #")[0].strip()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 @pytest.mark.parametrize("rewrites", [Rewrites(), Rewrites(drop_request_fields=("tool_stream",))])
 def test_the_readme_recipe_checks_a_gateway_by_url(rewrites: Rewrites, tmp_path: Path) -> None:

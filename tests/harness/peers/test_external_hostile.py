@@ -94,6 +94,7 @@ def _body(provider: str, scenario: str) -> bytes:
 # Writes, reads and exits are bounded.
 
 
+@pytest.mark.slow
 def test_a_program_that_stops_reading_cannot_hang_a_large_write(tmp_path: Path) -> None:
     stream = Stream(CHAT, _body("deepseek", "long_arguments"), {})
     assert len(json.dumps(stream.chunks)) > 800_000  # far more than a pipe holds
@@ -105,6 +106,7 @@ def test_a_program_that_stops_reading_cannot_hang_a_large_write(tmp_path: Path) 
     assert all(_gone(pid) for pid in _pids(tmp_path))
 
 
+@pytest.mark.slow
 def test_a_program_that_closes_its_output_but_keeps_running_is_killed(tmp_path: Path) -> None:
     body = f"input()\n{HANDSHAKE}\ninput()\nos.close(1)\ntime.sleep(600)\n"
     program = External("mute", _write(tmp_path, body), timeout=5.0)
@@ -147,6 +149,7 @@ def test_an_output_flood_stops_being_read_a_few_lines_ahead(tmp_path: Path) -> N
     assert all(_gone(pid) for pid in _pids(tmp_path))
 
 
+@pytest.mark.slow
 def test_a_flood_of_long_lines_stops_being_read_a_few_megabytes_ahead(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -340,6 +343,7 @@ def test_an_external_program_runs_in_the_callers_directory(
     assert "toolcall 1/1" in out and "naive 1/1" in out
 
 
+@pytest.mark.slow
 def test_a_program_that_never_starts_is_said_once_and_fails_the_command(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -80,6 +80,7 @@ def _run(
 # The subprocess protocol, through the example in docs/PROTOCOL.md.
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("provider", "wire", "failures"),
     [
@@ -587,6 +588,7 @@ def test_expect_schema_is_applied_to_the_peer_calls() -> None:
 # In-process adapters; each runs where its package is installed (the `peers` extra).
 
 
+@pytest.mark.slow
 def test_openai_sdk_adapter_matches_on_openai_and_reports_the_cut() -> None:
     pytest.importorskip("openai")
     result = _run(["openai-sdk"], [], "openai")
@@ -605,6 +607,7 @@ def test_openai_sdk_adapter_is_fed_sdk_chunk_objects() -> None:
     assert [c.arguments for c in answer.calls] == [c.function.arguments for c in turn.tool_calls]
 
 
+@pytest.mark.slow
 def test_langchain_adapter_shows_partial_parsing_of_a_cut_call() -> None:
     pytest.importorskip("langchain_core")
     result = _run(["langchain-core"], [], "qwen")
@@ -613,6 +616,7 @@ def test_langchain_adapter_shows_partial_parsing_of_a_cut_call() -> None:
     }
 
 
+@pytest.mark.slow
 def test_litellm_adapter_merges_calls_without_index() -> None:
     pytest.importorskip("litellm")
     result = _run(["litellm"], [], "gemini")

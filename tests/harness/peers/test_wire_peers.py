@@ -72,6 +72,7 @@ def test_every_wire_recording_is_a_row_the_reference_passes() -> None:
     assert set(_verdicts(Reference(), cases).values()) == {PASS}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "module", "wire"), ADAPTERS)
 def test_each_sdk_gets_only_its_wire_rows_and_passes_them(
     name: str, module: str, wire: str

@@ -520,6 +520,7 @@ JSON = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(value=JSON)
 def test_the_read_cost_bounds_what_reading_takes(value: Any) -> None:

@@ -143,6 +143,7 @@ number_texts = st.from_regex(
 )
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(st.lists(number_texts, min_size=1, max_size=5), cut_lists)
 def test_numbers_of_every_shape(literals: list[str], cuts: list[int]) -> None:
@@ -241,6 +242,7 @@ def replay(changes: list[ArgumentsChange], tree: dict[str, Any]) -> None:
             container[last] = change.value
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(objects, st.sampled_from(STYLES), cut_lists)
 def test_changes_rebuild_the_value(
@@ -387,6 +389,7 @@ def test_a_fragment_that_is_not_a_str_is_a_usage_error() -> None:
 edits = st.sampled_from([*'{}[]:,"\\ -.0123456789eEtrufalsn', "\ud800", "\\ud800", "NaN"])
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(objects, st.sampled_from(STYLES), cut_lists, st.data())
 def test_any_text_ends_as_the_librarys_one_reading(

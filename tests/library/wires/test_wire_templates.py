@@ -127,6 +127,7 @@ def full(self: AnthropicReader, text: str, event: dict[str, Any]) -> None:
     return None
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(EVENTS, st.sampled_from(BACKENDS), st.booleans(), st.data())
 def test_reading_the_literal_alone_gives_what_full_decoding_gives(
