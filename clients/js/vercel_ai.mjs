@@ -16,6 +16,13 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createGoogleGenerativeAI } from "@ai-sdk/google";
 import { run, streamed, toolCalls } from "./protocol.mjs";
 
+// Standard output carries protocol lines only. The SDK logs its warnings (a request setting the
+// provider ignores, such as a forced tool choice on some models) with console.info/warn, which
+// Node writes to standard output: they go to standard error instead, where a log belongs.
+globalThis.AI_SDK_LOG_WARNINGS = ({ warnings }) => {
+  for (const warning of warnings) process.stderr.write(`AI SDK warning: ${JSON.stringify(warning)}\n`);
+};
+
 const MADE_UP = "toolcall-made-up-id-";
 let madeUp = 0;
 const madeUpId = () => `${MADE_UP}${madeUp++}`;
@@ -47,6 +54,17 @@ const PROVIDERS = {
 const wire = process.argv[2];
 if (!(wire in PROVIDERS)) throw new Error(`no AI SDK provider for the ${wire} wire`);
 
+// The request's messages as the SDK takes them: its own message format is not chat's, so an
+// assistant turn with `tool_calls` and the `tool` results of a second turn would be refused
+// before any byte is read. The stream it reads is the served one whatever the prompt says, so
+// the system and user texts are enough.
+function promptOf(messages) {
+  const texts = (messages ?? []).filter(
+    (m) => (m.role === "user" || m.role === "system") && typeof m.content === "string",
+  );
+  return texts.length ? texts.map((m) => ({ role: m.role, content: m.content })) : [{ role: "user", content: "" }];
+}
+
 async function assemble({ served, request }) {
   const body = streamed(request);
   const tools = {};
@@ -59,7 +77,7 @@ async function assemble({ served, request }) {
   const errors = [];
   const result = streamText({
     model: PROVIDERS[wire].model(served, body.model),
-    messages: body.messages ?? [{ role: "user", content: "" }],
+    messages: promptOf(body.messages),
     tools,
     maxRetries: 0,
     ...(wire === "chat" ? { allowSystemInMessages: true } : {}),

@@ -157,7 +157,7 @@ def test_the_external_recipe_gives_the_naive_program_a_red_column() -> None:
         check=False,
     )
     out = done.stdout + done.stderr
-    assert "naive" in out and "gemini/parallel_calls" in out, out[-3000:]
+    assert "naive" in out and "gemini-parallel_calls" in out, out[-3000:]
     # The terminal cuts long lines to fit (the reports keep them whole): the case names suffice.
     assert "FAIL naive gemini-parallel_calls: merged calls" in out, out[-3000:]
     assert "FAIL naive gemini/published/vertex-docs_gemini-3.1-pro" in out, out[-3000:]

@@ -51,10 +51,17 @@ def recipe(heading: str) -> list[str]:
     return [line.split("  #")[0].strip() for line in block.group(1).splitlines() if line.strip()]
 
 
+def _not_copied(folder: str, names: list[str]) -> list[str]:
+    """What `_copy` leaves out of `folder`: the run's `reports/` only at the top, since the
+    harness has a package of that name (`toolcall/harness/reports/`)."""
+    top = Path(folder) == ROOT
+    return [n for n in names if n in NOT_COPIED and (n != "reports" or top)]
+
+
 def _copy(target: Path) -> Path:
     """The repository without its environment, with this checkout's environment linked in
     (mtimes kept, so make sees the installed stamps as current)."""
-    shutil.copytree(ROOT, target, ignore=lambda _d, names: [n for n in names if n in NOT_COPIED])
+    shutil.copytree(ROOT, target, ignore=_not_copied)
     venv = ROOT / ".venv" if (ROOT / ".venv").is_dir() else Path(sys.prefix)
     (target / ".venv").symlink_to(venv)
     modules = ROOT / "clients" / "js" / "node_modules"
